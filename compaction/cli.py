@@ -1,0 +1,14 @@
+"""The `compaction` command line (click). Subcommands of each area live in compaction/commands/."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="compaction-lab")
+def main() -> None:
+    """See, tune and teach how LLM agents compact their context."""
+
+
+# -- subcommands registered by area --

@@ -1,0 +1,189 @@
+"""CompactionConfig: every budget of the algorithm in one frozen, validated value.
+
+The derived budgets (threshold, tail, soft ceiling, summary) are properties rather than stored
+fields so that they can never disagree with the ratios they come from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
+
+from compaction.errors import ConfigError
+
+OrphanStrategy = Literal["stub", "strip"]
+CounterName = Literal["tiktoken", "rough"]
+
+#: (field, lowest allowed, highest allowed) for the numeric fields; None means unbounded.
+_NUMERIC_RANGES: dict[str, tuple[float, float | None]] = {
+    "context_length": (1_000, 100_000_000),
+    "threshold_ratio": (0.05, 1.0),
+    "protect_first_n": (0, 1_000),
+    "tail_token_ratio": (0.0, 1.0),
+    "tail_soft_factor": (1.0, 10.0),
+    "min_tail_messages": (1, 1_000),
+    "summary_ratio": (0.01, 1.0),
+    "summary_min_tokens": (50, 1_000_000),
+    "summary_max_tokens": (50, 1_000_000),
+    "prune_min_chars": (0, None),
+    "args_max_chars": (10, None),
+    "args_keep_chars": (1, None),
+    "ineffective_savings_pct": (0.0, 100.0),
+    "max_ineffective": (1, 1_000),
+}
+
+_INT_FIELDS = {
+    "context_length",
+    "protect_first_n",
+    "min_tail_messages",
+    "summary_min_tokens",
+    "summary_max_tokens",
+    "prune_min_chars",
+    "args_max_chars",
+    "args_keep_chars",
+    "max_ineffective",
+}
+
+
+@dataclass(frozen=True)
+class CompactionConfig:
+    """The budgets of ALGORITHM.md, with its defaults (a 128K window, compaction at 50%)."""
+
+    context_length: int = 128_000
+    threshold_ratio: float = 0.50
+    protect_first_n: int = 3
+    tail_token_ratio: float = 0.20
+    tail_soft_factor: float = 1.5
+    min_tail_messages: int = 3
+    summary_ratio: float = 0.20
+    summary_min_tokens: int = 2_000
+    summary_max_tokens: int = 8_000
+    prune_min_chars: int = 200
+    args_max_chars: int = 500
+    args_keep_chars: int = 200
+    ineffective_savings_pct: float = 10.0
+    max_ineffective: int = 2
+    orphan_strategy: OrphanStrategy = "stub"
+    model: str = "gpt-4o"
+    counter: CounterName = "tiktoken"
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        for name, (low, high) in _NUMERIC_RANGES.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ConfigError(f"{name} must be a number, got {value!r}")
+            if name in _INT_FIELDS and not isinstance(value, int):
+                if float(value).is_integer():
+                    object.__setattr__(self, name, int(value))
+                    value = int(value)
+                else:
+                    raise ConfigError(f"{name} must be a whole number, got {value!r}")
+            upper = "" if high is None else f" and {high}"
+            allowed = f"between {low}{upper}" if high is not None else f"at least {low}"
+            if value < low or (high is not None and value > high):
+                raise ConfigError(f"{name} must be {allowed}, got {value!r}")
+        if self.summary_min_tokens > self.summary_max_tokens:
+            raise ConfigError(
+                "summary_min_tokens must not exceed summary_max_tokens "
+                f"(got {self.summary_min_tokens} > {self.summary_max_tokens})"
+            )
+        if self.args_keep_chars > self.args_max_chars:
+            raise ConfigError(
+                "args_keep_chars must not exceed args_max_chars "
+                f"(got {self.args_keep_chars} > {self.args_max_chars})"
+            )
+        if self.orphan_strategy not in ("stub", "strip"):
+            raise ConfigError(
+                f"orphan_strategy must be 'stub' or 'strip', got {self.orphan_strategy!r}"
+            )
+        if self.counter not in ("tiktoken", "rough"):
+            raise ConfigError(f"counter must be 'tiktoken' or 'rough', got {self.counter!r}")
+        if not isinstance(self.model, str) or not self.model.strip():
+            raise ConfigError("model must be a non-empty model name such as 'gpt-4o'")
+
+    # -- derived budgets -------------------------------------------------------------------
+
+    @property
+    def threshold_tokens(self) -> int:
+        """Compaction triggers when the conversation reaches this many tokens."""
+        return int(self.context_length * self.threshold_ratio)
+
+    @property
+    def tail_budget_tokens(self) -> int:
+        """The tail's token budget: a share of the threshold, not a message count."""
+        return int(self.threshold_tokens * self.tail_token_ratio)
+
+    @property
+    def tail_soft_ceiling(self) -> int:
+        """How far the tail may run past its budget before the backward walk stops."""
+        return int(self.tail_budget_tokens * self.tail_soft_factor)
+
+    def summary_budget(self, middle_tokens: int) -> int:
+        """The summary's token budget for a middle of `middle_tokens`, clamped to [min, max]."""
+        return max(
+            self.summary_min_tokens,
+            min(int(middle_tokens * self.summary_ratio), self.summary_max_tokens),
+        )
+
+    # -- construction helpers --------------------------------------------------------------
+
+    def replace(self, **changes: Any) -> CompactionConfig:
+        """A copy with `changes` applied (validated like a new config)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as a JSON-ready dict (derived budgets included, for reports)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
+        data["threshold_tokens"] = self.threshold_tokens
+        data["tail_budget_tokens"] = self.tail_budget_tokens
+        data["tail_soft_ceiling"] = self.tail_soft_ceiling
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CompactionConfig:
+        """Build from `to_dict()` output or any mapping of field names (derived keys ignored)."""
+        names = {f.name for f in fields(cls) if f.name != "extra"}
+        unknown = set(data) - names - {"threshold_tokens", "tail_budget_tokens", "tail_soft_ceiling"}
+        if unknown:
+            raise ConfigError(f"unknown config field(s): {', '.join(sorted(unknown))}")
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    @classmethod
+    def field_names(cls) -> list[str]:
+        """The user-settable fields, in declaration order."""
+        return [f.name for f in fields(cls) if f.name != "extra"]
+
+    @classmethod
+    def for_model(cls, model: str, **overrides: Any) -> CompactionConfig:
+        """A config whose `context_length` is the model's window from litellm's model map.
+
+        litellm is imported here, lazily, with its bundled (offline) cost map.
+        """
+        window = model_context_length(model)
+        overrides.setdefault("context_length", window)
+        return cls(model=model, **overrides)
+
+
+def model_context_length(model: str) -> int:
+    """The input window of `model` from litellm's bundled model map, or a ConfigError."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm  # imported here: the import costs seconds
+
+    litellm.suppress_debug_info = True
+    try:
+        info = litellm.get_model_info(model)
+    except Exception as exc:  # litellm raises a plain Exception subclass for unknown models
+        raise ConfigError(
+            f"unknown model {model!r}: litellm's model map has no context window for it; "
+            "pass context_length=... explicitly"
+        ) from exc
+    window = info.get("max_input_tokens") or info.get("max_tokens")
+    if not isinstance(window, int) or window <= 0:
+        raise ConfigError(
+            f"litellm's model map has no context window for {model!r}; "
+            "pass context_length=... explicitly"
+        )
+    return window

@@ -1,0 +1,322 @@
+"""Helpers over canonical (OpenAI chat-completions) messages, and the input validation.
+
+Validation runs before any phase. It repairs what has one obvious repair (reported, never silent)
+and rejects what has none with an `InvalidConversationError` naming the message index, because a
+guess there would corrupt the conversation the user is trying to debug.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from compaction.errors import InvalidConversationError
+
+Message = dict[str, Any]
+
+ROLES = ("system", "developer", "user", "assistant", "tool")
+IMAGE_PART_TYPES = ("image_url", "image", "input_image")
+
+
+def content_text(message: Message) -> str:
+    """The text of a message's content (string, None, or a list of parts; images skipped)."""
+    content = message.get("content")
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            if isinstance(part, dict):
+                text = part.get("text")
+                if isinstance(text, str):
+                    texts.append(text)
+            elif isinstance(part, str):
+                texts.append(part)
+        return "\n".join(texts)
+    return str(content)
+
+
+def image_count(message: Message) -> int:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return 0
+    return sum(
+        1 for part in content if isinstance(part, dict) and part.get("type") in IMAGE_PART_TYPES
+    )
+
+
+def tool_calls(message: Message) -> list[dict[str, Any]]:
+    """The tool calls of an assistant message (an empty list when it has none)."""
+    calls = message.get("tool_calls")
+    return calls if isinstance(calls, list) else []
+
+
+def has_tool_calls(message: Message) -> bool:
+    return message.get("role") == "assistant" and bool(tool_calls(message))
+
+
+def call_name(call: dict[str, Any]) -> str:
+    function = call.get("function")
+    if isinstance(function, dict):
+        name = function.get("name")
+        if isinstance(name, str) and name:
+            return name
+    return "unknown"
+
+
+def call_arguments(call: dict[str, Any]) -> str:
+    function = call.get("function")
+    if isinstance(function, dict):
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            return arguments
+    return ""
+
+
+def parse_arguments(arguments: str) -> dict[str, Any]:
+    """Tool-call arguments as a dict; anything that is not a JSON object gives {}."""
+    if not arguments:
+        return {}
+    try:
+        value = json.loads(arguments)
+    except (ValueError, RecursionError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def with_content(message: Message, content: Any) -> Message:
+    """A copy of `message` with new content (the original is never touched)."""
+    copy = dict(message)
+    copy["content"] = content
+    return copy
+
+
+def append_text(content: Any, text: str, separator: str = "\n\n") -> Any:
+    """Content with `text` appended, keeping a parts list a parts list."""
+    if isinstance(content, list):
+        return [*content, {"type": "text", "text": text}]
+    base = content if isinstance(content, str) else ""
+    return f"{base}{separator}{text}" if base else text
+
+
+def prepend_text(content: Any, text: str, separator: str = "\n\n") -> Any:
+    """Content with `text` put first, keeping a parts list a parts list."""
+    if isinstance(content, list):
+        return [{"type": "text", "text": text}, *content]
+    base = content if isinstance(content, str) else ""
+    return f"{text}{separator}{base}" if base else text
+
+
+def last_user_index(messages: Sequence[Message], start: int = 0) -> int | None:
+    for index in range(len(messages) - 1, start - 1, -1):
+        if messages[index].get("role") == "user":
+            return index
+    return None
+
+
+def group_end(messages: Sequence[Message], index: int) -> int:
+    """If `index` is inside a tool group, the index just past the group; else `index` itself.
+
+    `index` is a cut position (messages[:index] | messages[index:]); the cut is inside a group when
+    messages[index] is a tool result, or when messages[index-1] is an assistant with calls.
+    """
+    n = len(messages)
+    if index <= 0 or index >= n:
+        return index
+    previous = messages[index - 1]
+    if not (has_tool_calls(previous) or previous.get("role") == "tool"):
+        return index
+    while index < n and messages[index].get("role") == "tool":
+        index += 1
+    return index
+
+
+# -- validation -----------------------------------------------------------------------------
+
+
+def validate_messages(messages: Any) -> tuple[list[Message], list[str]]:
+    """Check the input and return (messages to work on, repairs made).
+
+    Repaired messages are shallow copies; the input list and dicts are never modified. Rejected
+    input raises `InvalidConversationError` with the message index and what is wrong.
+    """
+    if isinstance(messages, dict) and isinstance(messages.get("messages"), list):
+        messages = messages["messages"]
+    if not isinstance(messages, list | tuple):
+        raise InvalidConversationError(
+            f"expected a list of messages, got {type(messages).__name__}"
+        )
+    if not messages:
+        raise InvalidConversationError("the conversation is empty: there is nothing to compact")
+    result: list[Message] = []
+    repairs: list[str] = []
+    for index, message in enumerate(messages):
+        result.append(_validate_one(message, index, repairs))
+    _pair_anonymous_results(result, repairs)
+    return result, repairs
+
+
+def _validate_one(message: Any, index: int, repairs: list[str]) -> Message:
+    if not isinstance(message, dict):
+        raise InvalidConversationError(
+            f"expected a message object, got {type(message).__name__}", index
+        )
+    role = message.get("role")
+    if role not in ROLES:
+        raise InvalidConversationError(
+            f"unknown role {role!r}; expected one of {', '.join(ROLES)}", index
+        )
+    copy: Message | None = None
+
+    def writable() -> Message:
+        nonlocal copy
+        if copy is None:
+            copy = dict(message)
+        return copy
+
+    content = message.get("content")
+    if "content" in message and not _content_ok(content):
+        if isinstance(content, int | float | bool):
+            writable()["content"] = str(content)
+            repairs.append(f"message {index}: numeric content converted to text")
+        else:
+            raise InvalidConversationError(
+                f"content must be a string, null or a list of parts, got {type(content).__name__}",
+                index,
+            )
+    elif isinstance(content, list) and any(isinstance(part, str) for part in content):
+        writable()["content"] = [
+            {"type": "text", "text": part} if isinstance(part, str) else part for part in content
+        ]
+        repairs.append(f"message {index}: bare strings in the content list became text parts")
+
+    if "tool_calls" in message and message["tool_calls"] is not None:
+        calls = message["tool_calls"]
+        if not isinstance(calls, list):
+            raise InvalidConversationError(
+                f"tool_calls must be a list, got {type(calls).__name__}", index
+            )
+        if role != "assistant" and calls:
+            raise InvalidConversationError(f"a {role} message cannot carry tool_calls", index)
+        fixed_calls = []
+        changed = False
+        for position, call in enumerate(calls):
+            fixed, call_changed = _validate_call(call, index, position, repairs)
+            fixed_calls.append(fixed)
+            changed = changed or call_changed
+        if changed:
+            writable()["tool_calls"] = fixed_calls
+        if not calls:
+            del writable()["tool_calls"]
+            repairs.append(f"message {index}: empty tool_calls list removed")
+
+    if role == "tool":
+        call_id = message.get("tool_call_id")
+        if call_id is not None and not isinstance(call_id, str):
+            writable()["tool_call_id"] = str(call_id)
+            repairs.append(f"message {index}: tool_call_id converted to a string")
+        if content is None:
+            writable()["content"] = ""
+            repairs.append(f"message {index}: tool result with no content given empty text")
+    return copy if copy is not None else message
+
+
+def _content_ok(content: Any) -> bool:
+    if content is None or isinstance(content, str):
+        return True
+    if isinstance(content, list):
+        return all(isinstance(part, dict | str) for part in content)
+    return False
+
+
+def _validate_call(
+    call: Any, index: int, position: int, repairs: list[str]
+) -> tuple[dict[str, Any], bool]:
+    if not isinstance(call, dict):
+        raise InvalidConversationError(
+            f"tool_calls[{position}] must be an object, got {type(call).__name__}", index
+        )
+    fixed = call
+    changed = False
+    call_id = call.get("id")
+    if not isinstance(call_id, str) or not call_id:
+        fixed = dict(fixed)
+        # Deterministic, so the same input always compacts to the same output.
+        fixed["id"] = f"call_missing_{index}_{position}"
+        changed = True
+        repairs.append(
+            f"message {index}: tool_calls[{position}] had no id; assigned {fixed['id']!r}"
+        )
+    function = call.get("function")
+    if not isinstance(function, dict):
+        raise InvalidConversationError(
+            f"tool_calls[{position}] has no 'function' object with a name and arguments", index
+        )
+    arguments = function.get("arguments")
+    if not isinstance(arguments, str):
+        new_function = dict(function)
+        if arguments is None:
+            new_function["arguments"] = "{}"
+        else:
+            try:
+                new_function["arguments"] = json.dumps(arguments, ensure_ascii=False)
+            except (TypeError, ValueError) as exc:
+                raise InvalidConversationError(
+                    f"tool_calls[{position}].function.arguments cannot be serialised: {exc}",
+                    index,
+                ) from exc
+        fixed = dict(fixed) if fixed is call else fixed
+        fixed["function"] = new_function
+        changed = True
+        repairs.append(
+            f"message {index}: tool_calls[{position}] arguments were "
+            f"{type(arguments).__name__}, serialised to a JSON string"
+        )
+    name = (fixed.get("function") or {}).get("name")
+    if not isinstance(name, str) or not name:
+        fixed = dict(fixed) if fixed is call else fixed
+        fixed["function"] = {**fixed["function"], "name": "unknown"}
+        changed = True
+        repairs.append(f"message {index}: tool_calls[{position}] had no name; named 'unknown'")
+    if fixed.get("type") is None:
+        fixed = dict(fixed) if fixed is call else fixed
+        fixed["type"] = "function"
+        changed = True
+    return fixed, changed
+
+
+def _pair_anonymous_results(messages: list[Message], repairs: list[str]) -> None:
+    """Give a tool result without `tool_call_id` the id its position implies, when unambiguous.
+
+    The n-th result after an assistant message answers its n-th call (the legacy positional
+    convention); anything else has no safe answer and is rejected.
+    """
+    pending: list[str] = []
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role == "assistant":
+            pending = [str(call.get("id")) for call in tool_calls(message)]
+            continue
+        if role != "tool":
+            pending = []
+            continue
+        call_id = message.get("tool_call_id")
+        if isinstance(call_id, str) and call_id:
+            if call_id in pending:
+                pending.remove(call_id)
+            continue
+        if not pending:
+            raise InvalidConversationError(
+                "tool message has no tool_call_id and no preceding call it could answer", index
+            )
+        guessed = pending.pop(0)
+        copy = dict(message)
+        copy["tool_call_id"] = guessed
+        messages[index] = copy
+        repairs.append(
+            f"message {index}: tool message had no tool_call_id; paired by position "
+            f"with call {guessed!r}"
+        )

@@ -1,0 +1,163 @@
+"""What a compaction produced: the final messages and a PhaseResult for each of the five phases.
+
+What happened to each message is recorded here, keyed by its index in the input (its *fate*), and
+never as metadata keys inside the messages: the output is clean and ready to send to a provider.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from compaction.messages import Message
+from compaction.summary import Summary
+
+# Fates: what a phase did to an input message.
+KEPT = "kept"
+DEDUPLICATED = "deduplicated"
+SUMMARISED = "summarised"
+ARGS_TRUNCATED = "args_truncated"
+FOLDED = "folded"  # summarised into the structured summary (Phase 3/4)
+PREVIOUS_SUMMARY = "previous_summary"  # an earlier compaction summary, replaced by the new one
+MERGED = "merged"  # the summary was prepended to this message (Phase 4)
+NOTE_ADDED = "note_added"  # the system message received the compaction note (Phase 4)
+REMOVED = "removed"  # an orphan tool result (Phase 5)
+MOVED = "moved"  # a tool result moved next to its call (Phase 5)
+STUBBED = "stubbed"  # this message's call received a stub result (Phase 5)
+STRIPPED = "stripped"  # this message lost a call that had no result (Phase 5)
+
+#: The order in which a message's fates are reported when several phases touched it.
+FATE_ORDER = (
+    REMOVED,
+    FOLDED,
+    PREVIOUS_SUMMARY,
+    DEDUPLICATED,
+    SUMMARISED,
+    STRIPPED,
+    STUBBED,
+    ARGS_TRUNCATED,
+    MERGED,
+    MOVED,
+    NOTE_ADDED,
+    KEPT,
+)
+
+PHASE_NAMES = ("prune", "boundaries", "summarize", "assemble", "cleanup")
+
+
+@dataclass
+class OrphanFix:
+    """One repair made by Phase 5, for the UI's orphan-fix list."""
+
+    kind: str  # "removed_result" | "inserted_stub" | "stripped_call" | "moved_result"
+    tool_call_id: str
+    message_index: int | None  # input index of the affected message, when it came from the input
+    output_index: int | None  # position in the final messages (stub or moved result)
+    reason: str
+    tool_name: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "tool_call_id": self.tool_call_id,
+            "message_index": self.message_index,
+            "output_index": self.output_index,
+            "reason": self.reason,
+            "tool_name": self.tool_name,
+        }
+
+
+@dataclass
+class PhaseResult:
+    """One phase's outcome.
+
+    `messages` are the messages after the phase; `origins[i]` is the input index the i-th output
+    message came from (None for a message the phase inserted: the summary, a stub); `fates` maps
+    input indices to what this phase did to them; `details` is the phase's own account (dedupe
+    table, boundary moves, prompt, role choice, fixes...).
+    """
+
+    name: str
+    messages: list[Message]
+    origins: list[int | None]
+    tokens_before: int
+    tokens_after: int
+    fates: dict[int, str] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
+    duration_s: float = 0.0
+
+    def to_dict(self, include_messages: bool = True) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "name": self.name,
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "fates": {str(k): v for k, v in sorted(self.fates.items())},
+            "details": self.details,
+            "duration_s": round(self.duration_s, 6),
+            "origins": self.origins,
+        }
+        if include_messages:
+            data["messages"] = self.messages
+        return data
+
+
+@dataclass
+class CompactionResult:
+    """The whole run: final messages, the five phases, the summary, fixes and the figures."""
+
+    messages: list[Message]
+    phases: list[PhaseResult]
+    tokens_before: int
+    tokens_after: int
+    summary: Summary | None = None
+    orphan_fixes: list[OrphanFix] = field(default_factory=list)
+    skipped: bool = False
+    skip_reason: str | None = None
+    fallback_used: str | None = None  # None, "static" or "extractive"
+    fallback_reason: str | None = None
+    repairs: list[str] = field(default_factory=list)
+    fates: dict[int, str] = field(default_factory=dict)
+    ineffective_count: int = 0
+    suggestion: str | None = None
+    iterative: bool = False
+    focus: str | None = None
+    config: dict[str, Any] = field(default_factory=dict)
+    summarizer: str = ""
+
+    @property
+    def savings_pct(self) -> float:
+        if self.tokens_before <= 0:
+            return 0.0
+        return (self.tokens_before - self.tokens_after) / self.tokens_before * 100
+
+    def phase(self, name: str) -> PhaseResult:
+        for phase in self.phases:
+            if phase.name == name:
+                return phase
+        raise KeyError(f"no phase named {name!r}; phases run: {[p.name for p in self.phases]}")
+
+    def to_dict(self, include_phase_messages: bool = True) -> dict[str, Any]:
+        """A JSON-ready report of everything the run did (the CLI's --report)."""
+        return {
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "savings_pct": round(self.savings_pct, 2),
+            "messages_before": len(self.phases[0].origins) if self.phases else len(self.messages),
+            "messages_after": len(self.messages),
+            "skipped": self.skipped,
+            "skip_reason": self.skip_reason,
+            "fallback_used": self.fallback_used,
+            "fallback_reason": self.fallback_reason,
+            "iterative": self.iterative,
+            "focus": self.focus,
+            "summarizer": self.summarizer,
+            "ineffective_count": self.ineffective_count,
+            "suggestion": self.suggestion,
+            "repairs": list(self.repairs),
+            "config": self.config,
+            "summary": self.summary.to_dict() if self.summary else None,
+            "orphan_fixes": [fix.to_dict() for fix in self.orphan_fixes],
+            "fates": {str(k): v for k, v in sorted(self.fates.items())},
+            "phases": [p.to_dict(include_messages=include_phase_messages) for p in self.phases],
+            "messages": self.messages,
+        }

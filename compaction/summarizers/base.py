@@ -1,0 +1,74 @@
+"""The summariser interface and the request every summariser receives.
+
+A summariser returns summary text or raises `SummarizationError` (classified by `kind`); the
+Compactor, not the summariser, decides to fall back, so every summariser degrades the same way.
+A summariser may expose `last_details` (a dict) after a call: model, token use, cost, attempts,
+cooldown — the Compactor copies it into the summarize PhaseResult.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from compaction.messages import Message
+from compaction.summary import static_marker
+
+OnToken = Callable[[str], None]
+
+
+@dataclass
+class SummaryRequest:
+    """Everything a summariser may use.
+
+    `turns` is the middle as Phase 1 left it, serialised (`serialized`) one block per message;
+    `raw_turns` is the same middle before Phase 1, for summarisers that read it at no token cost;
+    `prompt` is the full prompt ALGORITHM.md Phase 3 describes (first-time or iterative, with the
+    focus block when a focus topic is given).
+    """
+
+    turns: list[Message]
+    serialized: str
+    budget_tokens: int
+    prompt: str
+    previous_summary: str | None = None
+    focus: str | None = None
+    latest_user_request: str | None = None
+    raw_turns: list[Message] = field(default_factory=list)
+    #: The first user request of the whole conversation (from the head), for the Goal section.
+    first_user_request: str | None = None
+    #: The model the conversation runs on (the LLM summariser's default).
+    model: str = "gpt-4o"
+
+    @property
+    def iterative(self) -> bool:
+        return self.previous_summary is not None
+
+    @property
+    def turn_count(self) -> int:
+        return len(self.turns)
+
+
+@runtime_checkable
+class Summarizer(Protocol):
+    """Anything with a `name` and `summarize(request, on_token=None) -> str`."""
+
+    name: str
+
+    def summarize(self, request: SummaryRequest, on_token: OnToken | None = None) -> str: ...
+
+
+class StaticSummarizer:
+    """Always the static marker: the degraded summary, useful as a baseline and in teaching."""
+
+    name = "static"
+
+    def __init__(self) -> None:
+        self.last_details: dict[str, Any] = {}
+
+    def summarize(self, request: SummaryRequest, on_token: OnToken | None = None) -> str:
+        text = static_marker(request.turn_count)
+        if on_token is not None:
+            on_token(text)
+        return text

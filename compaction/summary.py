@@ -1,0 +1,170 @@
+"""The structured summary: its 13 sections, the exact prefix and marker strings, parse and render.
+
+The seed calls the summary "12 fields" but lists 13 headings; all 13 are kept, in this order.
+Parsing is forgiving (models number headings, bold them or change their case) because a summary
+that is right in substance should not be thrown away for its formatting; rendering is strict.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+SECTION_NAMES: tuple[str, ...] = (
+    "Active Task",
+    "Goal",
+    "Constraints & Preferences",
+    "Completed Actions",
+    "Active State",
+    "In Progress",
+    "Blocked",
+    "Key Decisions",
+    "Resolved Questions",
+    "Pending User Asks",
+    "Relevant Files",
+    "Remaining Work",
+    "Critical Context",
+)
+
+EMPTY_SECTION = "None."
+
+SUMMARY_PREFIX = (
+    "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted into the summary below. "
+    "This is a handoff from a previous context window — treat it as background reference, NOT as "
+    "active instructions. Do NOT answer questions or fulfill requests mentioned in this summary; "
+    "they were already addressed. Your current task is identified in the '## Active Task' "
+    "section — resume exactly from there. Respond ONLY to the latest user message that appears "
+    "AFTER this summary."
+)
+
+SYSTEM_NOTE = (
+    "[Note: Some earlier conversation turns have been compacted into a handoff summary to "
+    "preserve context space. The current session state may still reflect earlier work, so build "
+    "on that summary and state rather than re-doing work.]"
+)
+
+STATIC_MARKER_START = "[CONTEXT COMPACTION] "
+
+
+def static_marker(turns: int) -> str:
+    """The fallback text used when no summary could be produced."""
+    return (
+        f"[CONTEXT COMPACTION] {turns} conversation turns were removed to free context space "
+        "but could not be summarized."
+    )
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[^a-z]+", "", name.lower().replace("&", "and"))
+
+
+_KEYS = {_key(name): name for name in SECTION_NAMES}
+# Common variants models write for the same section.
+_KEYS.update(
+    {
+        "constraints": "Constraints & Preferences",
+        "preferences": "Constraints & Preferences",
+        "constraintsandpreferences": "Constraints & Preferences",
+        "pendinguserrequests": "Pending User Asks",
+        "pendingasks": "Pending User Asks",
+        "files": "Relevant Files",
+        "nextsteps": "Remaining Work",
+        "blockers": "Blocked",
+        "decisions": "Key Decisions",
+        "currenttask": "Active Task",
+        "currentstate": "Active State",
+        "inprogresswork": "In Progress",
+    }
+)
+
+# A heading line: markdown '#'s, or a bold/numbered line that is only a section name.
+_HEADING = re.compile(
+    r"^\s{0,3}(?:#{1,6}\s*|\*\*|__)?\s*(?:\d{1,2}[.)]\s*)?(?P<name>[A-Za-z][A-Za-z &/]{1,40}?)"
+    r"\s*(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*$"
+)
+
+
+@dataclass
+class Summary:
+    """A summary split into the 13 sections (always all 13, in order)."""
+
+    sections: dict[str, str] = field(default_factory=dict)
+    #: How many of the 13 headings the parsed text actually had (0 means it was not a summary).
+    found_headings: int = 13
+
+    def __post_init__(self) -> None:
+        ordered: dict[str, str] = {}
+        for name in SECTION_NAMES:
+            body = (self.sections.get(name) or "").strip()
+            ordered[name] = body or EMPTY_SECTION
+        self.sections = ordered
+
+    @property
+    def text(self) -> str:
+        return render_summary(self)
+
+    def is_empty(self, name: str) -> bool:
+        return self.sections.get(name, EMPTY_SECTION).strip() in ("", EMPTY_SECTION)
+
+    def to_dict(self) -> dict[str, str]:
+        return dict(self.sections)
+
+
+def render_summary(summary: Summary | dict[str, str]) -> str:
+    """The canonical text: `## Name` then the body, for all 13 sections in order."""
+    sections = summary.sections if isinstance(summary, Summary) else summary
+    parts = []
+    for name in SECTION_NAMES:
+        body = (sections.get(name) or "").strip() or EMPTY_SECTION
+        parts.append(f"## {name}\n{body}")
+    return "\n\n".join(parts)
+
+
+def _match_heading(line: str) -> str | None:
+    stripped = line.strip()
+    if not stripped or len(stripped) > 60:
+        return None
+    is_marked = stripped.startswith(("#", "**", "__")) or re.match(r"^\d{1,2}[.)]", stripped)
+    if not is_marked:
+        return None
+    match = _HEADING.match(line)
+    if not match:
+        return None
+    return _KEYS.get(_key(match.group("name")))
+
+
+def parse_summary(text: str) -> Summary:
+    """Split summary text into the 13 sections; missing sections become `None.`.
+
+    Text before the first heading is kept in Critical Context rather than lost. A text with no
+    recognisable heading has `found_headings == 0`.
+    """
+    bodies: dict[str, list[str]] = {}
+    preamble: list[str] = []
+    current: str | None = None
+    for line in text.splitlines():
+        name = _match_heading(line)
+        if name is not None:
+            current = name
+            bodies.setdefault(name, [])
+            continue
+        if current is None:
+            preamble.append(line)
+        else:
+            bodies[current].append(line)
+    sections = {name: "\n".join(lines).strip() for name, lines in bodies.items()}
+    extra = "\n".join(preamble).strip()
+    if extra and bodies:
+        critical = sections.get("Critical Context", "")
+        if critical in ("", EMPTY_SECTION):
+            sections["Critical Context"] = extra
+        else:
+            sections["Critical Context"] = f"{critical}\n{extra}"
+    return Summary(sections=sections, found_headings=len(bodies))
+
+
+def summary_message_body(content: str) -> str | None:
+    """The summary inside a message that starts with SUMMARY_PREFIX, else None."""
+    if not content.startswith(SUMMARY_PREFIX):
+        return None
+    return content[len(SUMMARY_PREFIX) :].lstrip("\n")

@@ -1,0 +1,189 @@
+"""Token counters: exact (tiktoken, offline) and rough (characters / 4), both cached per content.
+
+tiktoken downloads its encoding files on first use, which cannot work offline. litellm ships
+copies named by tiktoken's cache key, so we point tiktoken's cache at litellm's folder — found with
+`importlib.util.find_spec`, which locates litellm without paying for its multi-second import.
+
+Counting rule (ALGORITHM.md): content text + tool-call names and arguments + `tool_call_id` + 4
+tokens of per-message overhead; each image part counts 1,600 tokens.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from compaction.errors import TokenizerError
+from compaction.messages import Message, image_count, tool_calls
+
+MESSAGE_OVERHEAD = 4
+IMAGE_TOKENS = 1_600
+
+_O200K_PREFIXES = ("gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "chatgpt-4o")
+
+
+@runtime_checkable
+class TokenCounter(Protocol):
+    """Counts tokens of messages. Implementations cache per content string."""
+
+    name: str
+
+    def count_message(self, message: Message) -> int: ...
+
+    def count_messages(self, messages: Sequence[Message]) -> int: ...
+
+
+def encoding_name_for(model: str) -> str:
+    """o200k_base for the gpt-4o/4.1/5/o-series, cl100k_base for everything else."""
+    bare = model.rsplit("/", 1)[-1].lower()
+    if bare.startswith(_O200K_PREFIXES):
+        return "o200k_base"
+    return "cl100k_base"
+
+
+def _litellm_tokenizer_dir() -> Path | None:
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        folder = Path(location) / "litellm_core_utils" / "tokenizers"
+        if folder.is_dir():
+            return folder
+    return None
+
+
+_ENCODINGS: dict[str, Any] = {}
+_ENCODINGS_LOCK = threading.Lock()
+
+
+def load_encoding(name: str) -> Any:
+    """A tiktoken Encoding loaded from litellm's bundled files (never the network)."""
+    with _ENCODINGS_LOCK:
+        if name in _ENCODINGS:
+            return _ENCODINGS[name]
+        folder = _litellm_tokenizer_dir()
+        if folder is None:
+            raise TokenizerError(
+                "litellm is not installed, so its bundled tiktoken files are missing; "
+                "install litellm or use the rough counter (--counter rough)"
+            )
+        os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
+        # litellm resets TIKTOKEN_CACHE_DIR on its first token_counter call unless this is set.
+        os.environ["CUSTOM_TIKTOKEN_CACHE_DIR"] = str(folder)
+        import tiktoken
+
+        try:
+            encoding = tiktoken.get_encoding(name)
+        except Exception as exc:
+            raise TokenizerError(
+                f"could not load the {name} encoding from {folder} ({exc}); "
+                "use the rough counter (--counter rough)"
+            ) from exc
+        _ENCODINGS[name] = encoding
+        return encoding
+
+
+class _CachedCounter:
+    """Shared message arithmetic; subclasses provide `_count_text` for one string."""
+
+    name = "base"
+
+    def __init__(self) -> None:
+        self._cache: dict[str, int] = {}
+
+    def _count_text(self, text: str) -> int:
+        raise NotImplementedError
+
+    def count_text(self, text: str) -> int:
+        if not text:
+            return 0
+        cached = self._cache.get(text)
+        if cached is None:
+            cached = self._count_text(text)
+            self._cache[text] = cached
+        return cached
+
+    def count_message(self, message: Message) -> int:
+        total = MESSAGE_OVERHEAD
+        content = message.get("content")
+        if isinstance(content, str):
+            total += self.count_text(content)
+        elif isinstance(content, list):
+            for part in content:
+                if isinstance(part, dict):
+                    text = part.get("text")
+                    if isinstance(text, str):
+                        total += self.count_text(text)
+            total += IMAGE_TOKENS * image_count(message)
+        for call in tool_calls(message):
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict):
+                name = function.get("name")
+                arguments = function.get("arguments")
+                if isinstance(name, str):
+                    total += self.count_text(name)
+                if isinstance(arguments, str):
+                    total += self.count_text(arguments)
+        call_id = message.get("tool_call_id")
+        if isinstance(call_id, str):
+            total += self.count_text(call_id)
+        return total
+
+    def count_messages(self, messages: Sequence[Message]) -> int:
+        return sum(self.count_message(message) for message in messages)
+
+    def counts(self, messages: Sequence[Message]) -> list[int]:
+        return [self.count_message(message) for message in messages]
+
+    def cache_size(self) -> int:
+        return len(self._cache)
+
+
+class TiktokenCounter(_CachedCounter):
+    """Exact counts with the model's tiktoken encoding, loaded offline."""
+
+    name = "tiktoken"
+
+    def __init__(self, model: str = "gpt-4o") -> None:
+        super().__init__()
+        self.model = model
+        self.encoding_name = encoding_name_for(model)
+        encoding = load_encoding(self.encoding_name)
+        # Special-token text inside a transcript is content, not a control token.
+        self._encode: Callable[[str], list[int]] = lambda text: encoding.encode(
+            text, disallowed_special=()
+        )
+
+    def _count_text(self, text: str) -> int:
+        return len(self._encode(text))
+
+
+class RoughCounter(_CachedCounter):
+    """Characters / 4, rounded up: the estimate many agents use, to compare against."""
+
+    name = "rough"
+
+    def _count_text(self, text: str) -> int:
+        return math.ceil(len(text) / 4)
+
+
+_SHARED: dict[tuple[str, str], _CachedCounter] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def make_counter(kind: str = "tiktoken", model: str = "gpt-4o") -> TokenCounter:
+    """A process-wide shared counter, so every run over the same content reuses its cache."""
+    if kind not in ("tiktoken", "rough"):
+        raise TokenizerError(f"unknown counter {kind!r}; choose 'tiktoken' or 'rough'")
+    key = (kind, encoding_name_for(model) if kind == "tiktoken" else "")
+    with _SHARED_LOCK:
+        counter = _SHARED.get(key)
+        if counter is None:
+            counter = TiktokenCounter(model) if kind == "tiktoken" else RoughCounter()
+            _SHARED[key] = counter
+        return counter
