@@ -12,3 +12,6 @@ def main() -> None:
 
 
 # -- subcommands registered by area --
+from compaction.commands.validate import validate_command  # noqa: E402
+
+main.add_command(validate_command)

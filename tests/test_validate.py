@@ -1,0 +1,306 @@
+"""Provider validity: every rule fires on a request that breaks it and stays quiet on one that
+does not, for each provider whose rules include it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from compaction.cli import main
+from compaction.summary import SUMMARY_PREFIX
+from compaction.validate import RULES, Problem, errors, is_valid, validate
+
+
+def call(
+    call_id: str, name: str = "terminal", arguments: str = '{"command": "ls"}'
+) -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def sys_(text: str = "You are helpful.") -> dict[str, Any]:
+    return {"role": "system", "content": text}
+
+
+def user(text: str = "hello") -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+def asst(text: str | None = "ok", calls: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if calls is not None:
+        message["tool_calls"] = calls
+    return message
+
+
+def tool(call_id: str, text: str = "output") -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "content": text}
+
+
+def good() -> list[dict[str, Any]]:
+    return [
+        sys_(),
+        user("list files"),
+        asst(None, [call("a"), call("b")]),
+        tool("a"),
+        tool("b"),
+        user("thanks, now run tests"),
+        asst("done"),
+    ]
+
+
+def rules(problems: list[Problem]) -> list[tuple[int | None, str]]:
+    return [(p.index, p.rule) for p in problems]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_well_formed_conversation_has_no_problems(provider: str) -> None:
+    assert validate(good(), provider) == []
+
+
+def test_unknown_provider_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="unknown provider 'gemini'"):
+        validate(good(), "gemini")
+
+
+def test_empty_conversation() -> None:
+    assert rules(validate([], "openai")) == [(None, "empty-conversation")]
+
+
+def test_invalid_message_entries_are_reported_not_raised() -> None:
+    problems = validate([user(), "text", {"role": "robot", "content": "x"}], "openai")
+    assert rules(problems) == [(1, "invalid-message"), (2, "invalid-message")]
+
+
+def test_system_not_first_is_an_error_for_anthropic_and_a_warning_for_openai() -> None:
+    messages = [sys_(), user(), asst(), sys_("late"), user("again")]
+    anthropic = validate(messages, "anthropic")
+    assert rules(anthropic) == [(3, "system-not-first")]
+    assert anthropic[0].severity == "error"
+    openai = validate(messages, "openai")
+    assert rules(openai) == [(3, "system-not-first")]
+    assert openai[0].severity == "warning" and is_valid(openai)
+    # A developer message counts as a system message.
+    assert rules(validate([user(), {"role": "developer", "content": "x"}], "openai")) == [
+        (1, "system-not-first")
+    ]
+
+
+def test_summary_as_a_system_message_in_the_middle() -> None:
+    summary = {"role": "system", "content": SUMMARY_PREFIX + "\n## Active Task\nx"}
+    messages = [sys_(), user(), asst(), summary, user("next")]
+    assert rules(validate(messages, "anthropic")) == [(3, "summary-as-system")]
+    assert validate(messages, "anthropic")[0].severity == "error"
+    assert validate(messages, "openai")[0].severity == "warning"
+    # The summary as the very first (system) message is where a system prompt belongs.
+    assert validate([summary, user()], "anthropic") == []
+
+
+def test_first_turn_must_be_user_for_anthropic_only() -> None:
+    messages = [sys_(), asst("I start"), user("fine")]
+    assert rules(validate(messages, "anthropic")) == [(1, "first-not-user")]
+    assert validate(messages, "openai") == []
+    assert validate([sys_(), user(), asst()], "anthropic") == []
+
+
+def test_consecutive_user_messages_are_a_warning_for_anthropic() -> None:
+    messages = [user("one"), user("two"), asst(), asst("again")]
+    problems = validate(messages, "anthropic")
+    assert rules(problems) == [(1, "consecutive-same-role"), (3, "consecutive-same-role")]
+    assert all(p.severity == "warning" for p in problems) and is_valid(problems)
+    assert validate(messages, "openai") == []
+
+
+def test_user_text_after_tool_results_is_the_normal_anthropic_shape() -> None:
+    messages = [user(), asst(None, [call("a")]), tool("a"), user("more"), asst()]
+    assert validate(messages, "anthropic") == []
+
+
+def test_summary_breaking_alternation_is_an_error_for_anthropic() -> None:
+    summary = asst(SUMMARY_PREFIX + "\n## Active Task\nx")
+    messages = [sys_(), user(), asst("reply"), summary, user("next")]
+    problems = validate(messages, "anthropic")
+    assert rules(problems) == [(3, "summary-breaks-alternation")]
+    assert problems[0].severity == "error"
+    assert validate(messages, "openai") == []
+    # Placed with the other role, it alternates and is fine.
+    fine = [sys_(), user(), asst("reply"), user(SUMMARY_PREFIX + "\nx"), asst("ok"), user("go")]
+    assert validate(fine, "anthropic") == []
+
+
+def test_summary_after_tool_results_is_accepted_by_anthropic() -> None:
+    messages = [user(), asst(None, [call("a")]), tool("a"), user(SUMMARY_PREFIX + "\nx"), asst()]
+    assert validate(messages, "anthropic") == []
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_empty_assistant(provider: str) -> None:
+    messages = [user(), asst(None), user("hm"), asst("   ")]
+    assert rules(validate(messages, provider)) == [(1, "empty-assistant"), (3, "empty-assistant")]
+    assert validate([user(), asst(None, [call("a")]), tool("a")], provider) == []
+
+
+def test_empty_user_is_an_error_for_anthropic_a_warning_for_openai() -> None:
+    messages = [user(""), asst()]
+    assert rules(validate(messages, "anthropic")) == [(0, "empty-user")]
+    assert validate(messages, "anthropic")[0].severity == "error"
+    assert validate(messages, "openai")[0].severity == "warning"
+    image_only = {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}
+    assert validate([image_only, asst()], "anthropic") == []
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_tool_call_shape(provider: str) -> None:
+    nameless = {"id": "b", "type": "function", "function": {"arguments": "{}"}}
+    idless = {"type": "function", "function": {"name": "x", "arguments": "{}"}}
+    messages = [user(), asst(None, [nameless, idless]), tool("b")]
+    assert rules(validate(messages, provider)) == [
+        (1, "tool-call-missing-id"),
+        (1, "tool-call-missing-name"),
+    ]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_tool_arguments_must_be_a_json_object(provider: str) -> None:
+    messages = [
+        user(),
+        asst(None, [call("a", arguments='{"command": "ls"'), call("b", arguments="[1, 2]")]),
+        tool("a"),
+        tool("b"),
+    ]
+    problems = validate(messages, provider)
+    assert rules(problems) == [(1, "tool-arguments-invalid-json"), (1, "tool-arguments-not-object")]
+    assert "not valid JSON" in problems[0].message
+    assert validate([user(), asst(None, [call("a", arguments="{}")]), tool("a")], provider) == []
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_duplicate_tool_call_id(provider: str) -> None:
+    messages = [user(), asst(None, [call("a")]), tool("a"), asst(None, [call("a")]), tool("a")]
+    found = rules(validate(messages, provider))
+    assert (3, "duplicate-tool-call-id") in found
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_unanswered_call(provider: str) -> None:
+    messages = [user(), asst(None, [call("a"), call("b")]), tool("a"), user("next")]
+    assert rules(validate(messages, provider)) == [(1, "tool-call-unanswered")]
+    assert "'b'" in validate(messages, provider)[0].message
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_result_without_call_and_missing_id(provider: str) -> None:
+    messages = [user(), asst(), {"role": "tool", "content": "x"}, tool("ghost"), user("q")]
+    assert rules(validate(messages, provider)) == [
+        (2, "tool-result-missing-id"),
+        (3, "tool-result-without-call"),
+    ]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_result_before_call(provider: str) -> None:
+    messages = [user(), tool("a"), asst(None, [call("a")]), user("q")]
+    found = rules(validate(messages, provider))
+    assert (1, "tool-result-before-call") in found
+    assert (2, "tool-call-unanswered") not in found  # answered, only in the wrong place
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_result_not_adjacent_to_its_call(provider: str) -> None:
+    messages = [user(), asst(None, [call("a")]), user("interrupt"), tool("a"), asst()]
+    found = rules(validate(messages, provider))
+    assert (3, "tool-result-not-adjacent") in found
+    assert (1, "tool-call-unanswered") not in found
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_duplicate_result(provider: str) -> None:
+    messages = [user(), asst(None, [call("a")]), tool("a"), tool("a"), asst()]
+    assert rules(validate(messages, provider)) == [(3, "duplicate-tool-result")]
+
+
+def test_head_tail_cut_through_a_tool_group_is_invalid() -> None:
+    full = good()
+    cut = full[:2] + full[4:]  # drops the assistant call message and one result
+    found = rules(validate(cut, "openai"))
+    assert (2, "tool-result-without-call") in found
+    assert not is_valid(validate(cut, "openai"))
+
+
+def test_every_rule_is_documented_and_problems_serialise() -> None:
+    problems = validate([sys_(), asst(None), sys_(), tool("z")], "anthropic")
+    assert all(p.rule in RULES for p in problems)
+    assert errors(problems)
+    data = problems[0].to_dict()
+    assert set(data) == {"index", "rule", "message", "severity"}
+    assert str(problems[0]).startswith("message ")
+
+
+def test_input_is_not_mutated() -> None:
+    messages = [user(), asst(None, [call("a", arguments="nope")])]
+    before = json.dumps(messages, sort_keys=True)
+    validate(messages, "anthropic")
+    assert json.dumps(messages, sort_keys=True) == before
+
+
+def test_validates_5000_messages_quickly() -> None:
+    import time
+
+    messages: list[dict[str, Any]] = [sys_()]
+    for turn in range(1250):
+        messages += [user(f"u{turn}"), asst(None, [call(f"c{turn}")]), tool(f"c{turn}")]
+        messages.append(asst(f"a{turn}"))
+    started = time.perf_counter()
+    assert validate(messages, "anthropic") == []
+    assert time.perf_counter() - started < 0.5
+
+
+# -- CLI -------------------------------------------------------------------------------------
+
+
+def write(tmp_path: Path, data: Any, name: str = "conv.json") -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
+def test_cli_valid_exits_zero(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["validate", write(tmp_path, {"messages": good()})])
+    assert result.exit_code == 0, result.output
+    assert "valid for openai" in result.output
+
+
+def test_cli_problems_exit_one_with_json(tmp_path: Path) -> None:
+    messages = [user(), asst(None, [call("a")]), user("x")]
+    path = write(tmp_path, messages)
+    result = CliRunner().invoke(main, ["validate", path, "--provider", "anthropic", "--json"])
+    assert result.exit_code == 1
+    report = json.loads(result.output)
+    assert report["valid"] is False and report["provider"] == "anthropic"
+    assert [(p["index"], p["rule"]) for p in report["problems"]] == [(1, "tool-call-unanswered")]
+
+
+def test_cli_warnings_pass_unless_strict(tmp_path: Path) -> None:
+    path = write(tmp_path, [user("a"), user("b"), asst()])
+    runner = CliRunner()
+    lenient = runner.invoke(main, ["validate", path, "--provider", "anthropic"])
+    assert lenient.exit_code == 0 and "consecutive-same-role" in lenient.output
+    strict = runner.invoke(main, ["validate", path, "--provider", "anthropic", "--strict"])
+    assert strict.exit_code == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [("{not json", "not valid JSON"), ('{"a": 1}', "expected a JSON list"), (None, "cannot read")],
+)
+def test_cli_unreadable_input_exits_two(tmp_path: Path, content: str | None, expected: str) -> None:
+    path = tmp_path / "in.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code == 2
+    assert expected in result.output
+    assert "Traceback" not in result.output
