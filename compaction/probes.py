@@ -1,0 +1,362 @@
+"""Probe facts: what an agent must still know after compaction, mined from the original session.
+
+Token savings alone say nothing about what a compaction threw away. Published probe studies grade
+compactions on what survives: the latest request, the user's constraints, the files touched, the
+exact errors, the commands run and the identifiers (URLs, hashes, issue numbers, versions, ports).
+This module mines those facts from the ORIGINAL conversation and checks each for presence in a
+compacted one, so strategies can be compared on recall as well as on size.
+
+Matching is a substring test on normalised text (lower case, whitespace collapsed): a fact counts
+as kept when its text appears anywhere in the compacted messages — content, tool-call arguments, a
+summary. Facts are cut the way Phase 1 cuts its one-liners (160 chars for errors, 80 for commands)
+so a fact that Phase 1 kept is recognised. Each category is capped (most recent first) so one
+chatty tool output cannot dominate the score; mining is deterministic.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from compaction.messages import Message, call_arguments, call_name, parse_arguments, tool_calls
+from compaction.messages import content_text as _content_text
+from compaction.summary import SUMMARY_PREFIX
+from compaction.tool_summaries import tool_kind
+
+CATEGORIES: tuple[str, ...] = (
+    "latest_request",
+    "constraints",
+    "files",
+    "errors",
+    "commands",
+    "identifiers",
+)
+MAX_PER_CATEGORY = 50
+ERROR_MAX_CHARS = 160  # as Phase 1's error evidence
+COMMAND_MAX_CHARS = 80  # as Phase 1's terminal one-liner
+TEXT_MAX_CHARS = 160  # latest request snippet and constraint sentences
+
+_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+_CONSTRAINT = re.compile(
+    r"\b(?:must|never|always|don't|do not|prefer|instead of|make sure|only)\b", re.I
+)
+_ERROR_LINE = re.compile(
+    r"(?m)^[ \t]*("
+    r"(?:[A-Za-z_][\w.]*\.)?(?:[A-Z]\w*)?(?:Error|Exception)\b(?:\[\w+\])?:[^\n]*"
+    r"|(?:error|fatal)(?:\[\w+\])?:[^\n]*"
+    r"|[^\n]*\bFAILED\b[^\n]*"
+    r"|[^\n]*(?i:\bexit(?:ed)?(?: with)? (?:code|status)|\"exit_code\")\s*[:=]?\s*-?[1-9]\d*\b"
+    r"[^\n]*"
+    r")$"
+)
+_NAMED_FAILURE = re.compile(r"(?:Error|Exception)\b|FAILED")
+_APPLY_PATCH_FILE = re.compile(r"\*\*\* (?:Update|Add) File: (\S+)")
+_REDIRECT = re.compile(r"(?<![<>&\d])>>?\s*['\"]?([\w./~-]+)")
+_SED_IN_PLACE = re.compile(r"^\s*sed\s+-i\b.*\s['\"]?([\w./~-]+)['\"]?\s*$")
+_IDENTIFIER = re.compile(
+    r"(?P<url>https?://[^\s<>\"'`()\[\]{}]+)"
+    r"|(?<![\w-])(?P<hash>(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40})(?![\w-])"
+    r"|(?<![\w&#/])(?P<issue>#\d{1,6})\b"
+    r"|(?<![\w.])(?P<version>v?\d+\.\d+\.\d+(?:-[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?|v\d+\.\d+)"
+    r"(?![\w]|\.\d)"
+    r"|(?:localhost|127\.0\.0\.1|0\.0\.0\.0)(?P<port>:\d{2,5})\b"
+    r"|(?P<portword>\b[Pp]ort\s*[=:]?\s*\d{2,5})\b"
+)
+_PATH_KEYS = ("path", "file_path", "filename", "target_file", "notebook_path")
+_COMMAND_KEYS = ("command", "cmd", "script", "input")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One thing the compacted context should still contain."""
+
+    category: str
+    text: str  # as found (whitespace collapsed); matched case-insensitively
+    source_index: int  # the message it was mined from, in the original conversation
+
+    @property
+    def key(self) -> str:
+        return normalise(self.text)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"category": self.category, "text": self.text, "source_index": self.source_index}
+
+
+@dataclass
+class CategoryRecall:
+    found: int = 0
+    total: int = 0
+
+    @property
+    def ratio(self) -> float:
+        """Share of facts kept; 1.0 when the category has no facts (nothing could be lost)."""
+        return self.found / self.total if self.total else 1.0
+
+
+@dataclass
+class Recall:
+    """Per-category recall of the mined facts in a compacted conversation, and what was lost."""
+
+    categories: dict[str, CategoryRecall]
+    lost: list[Fact] = field(default_factory=list)
+
+    @property
+    def found(self) -> int:
+        return sum(c.found for c in self.categories.values())
+
+    @property
+    def total(self) -> int:
+        return sum(c.total for c in self.categories.values())
+
+    @property
+    def ratio(self) -> float:
+        return self.found / self.total if self.total else 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "found": self.found,
+            "total": self.total,
+            "ratio": round(self.ratio, 4),
+            "categories": {
+                name: {"found": c.found, "total": c.total, "ratio": round(c.ratio, 4)}
+                for name, c in self.categories.items()
+            },
+            "lost": [fact.to_dict() for fact in self.lost],
+        }
+
+
+def normalise(text: str) -> str:
+    """Lower case, whitespace collapsed: the form facts and haystacks are compared in."""
+    return " ".join(text.lower().split())
+
+
+def _collapse(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _cut(text: str, limit: int) -> str:
+    # The same cut as Phase 1 (minus its "..."), so a kept prefix is recognised as the fact.
+    text = _collapse(text)
+    return text if len(text) <= limit else text[:limit].rstrip()
+
+
+def _user_text(message: Message) -> str:
+    # Agents inject reminders into user turns; those are not the user's words.
+    return _REMINDER.sub(" ", _content_text(message)).replace("\u2019", "'")
+
+
+def _is_summary(message: Message) -> bool:
+    return _content_text(message).startswith(SUMMARY_PREFIX)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string leaf of a decoded JSON value, in order."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+
+
+def _arguments_text(call: dict[str, Any]) -> str:
+    """A call's arguments as text a reader would see: decoded string values, else the raw JSON."""
+    raw = call_arguments(call)
+    parsed = parse_arguments(raw)
+    return " ".join(_strings(parsed)) if parsed else raw
+
+
+def _readable(text: str) -> str:
+    """Text as a reader sees it: a JSON-wrapped tool output becomes its decoded string values."""
+    stripped = text.lstrip()
+    if not stripped.startswith(("{", "[")):
+        return text
+    try:
+        value = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return text
+    if isinstance(value, dict | list):
+        return "\n".join(_strings(value))
+    return text
+
+
+def message_text(message: Message) -> str:
+    """Content plus every tool call's name and arguments: what a fact may be found in."""
+    parts = [_readable(_content_text(message))]
+    for call in tool_calls(message):
+        if isinstance(call, dict):
+            parts.append(call_name(call))
+            parts.append(_arguments_text(call))
+    return "\n".join(parts)
+
+
+def _command_text(arguments: dict[str, Any]) -> str:
+    for key in _COMMAND_KEYS:
+        value = arguments.get(key)
+        if isinstance(value, list) and all(isinstance(item, str) for item in value):
+            # Codex: ["bash", "-lc", "script"] — the script is what was run.
+            if len(value) >= 3 and value[1] in ("-lc", "-c"):
+                return str(value[-1])
+            return " ".join(value)
+        if isinstance(value, str) and value.strip():
+            return value
+    return ""
+
+
+def _written_paths(name: str, arguments: dict[str, Any], raw: str) -> list[str]:
+    kind = tool_kind(name)
+    if kind == "editor":
+        if arguments.get("command") not in ("create", "str_replace", "insert"):
+            return []
+        kind = "write_file"
+    if kind in ("write_file", "patch"):
+        for key in _PATH_KEYS:
+            value = arguments.get(key)
+            if isinstance(value, str) and value.strip():
+                return [value.strip()]
+        patch = arguments.get("input") or arguments.get("patch") or raw
+        return _APPLY_PATCH_FILE.findall(patch if isinstance(patch, str) else raw)
+    if kind == "terminal":
+        command = _command_text(arguments)
+        paths = _APPLY_PATCH_FILE.findall(command) if "apply_patch" in command else []
+        first_line = command.strip().split("\n", 1)[0]
+        # Only the first line: a heredoc body is file content, not shell syntax.
+        for target in _REDIRECT.findall(first_line):
+            paths.append(target)
+        sed = _SED_IN_PLACE.match(first_line)
+        if sed:
+            paths.append(sed.group(1))
+        return [p for p in paths if _looks_like_path(p)]
+    return []
+
+
+def _looks_like_path(text: str) -> bool:
+    if text.startswith("/dev/") or not re.search(r"[A-Za-z]", text):
+        return False
+    return "/" in text or re.search(r"\.[A-Za-z]\w*$", text) is not None
+
+
+class _Collector:
+    """Facts per category, newest first, deduplicated by normalised text, capped."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.facts: dict[str, list[Fact]] = {name: [] for name in CATEGORIES}
+        self._seen: dict[str, set[str]] = {name: set() for name in CATEGORIES}
+
+    def full(self, category: str) -> bool:
+        return len(self.facts[category]) >= self.cap
+
+    def add(self, category: str, text: str, index: int) -> None:
+        key = normalise(text)
+        if not key or key in self._seen[category] or self.full(category):
+            return
+        self._seen[category].add(key)
+        self.facts[category].append(Fact(category, text, index))
+
+    def add_all(self, category: str, texts: Iterable[str], index: int) -> None:
+        for text in texts:
+            self.add(category, text, index)
+
+
+def mine_facts(messages: Sequence[Message], cap: int = MAX_PER_CATEGORY) -> list[Fact]:
+    """The probe facts of `messages` (never modified), grouped by category, newest first."""
+    collector = _Collector(cap)
+    latest_found = False
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        if role == "user" and not _is_summary(message):
+            text = _user_text(message)
+            if not latest_found and text.strip():
+                latest_found = True
+                collector.add("latest_request", _snippet(text), index)
+            if not collector.full("constraints"):
+                collector.add_all("constraints", reversed(_constraints(text)), index)
+        if role in ("tool", "user") and not collector.full("errors"):
+            collector.add_all("errors", reversed(_error_lines(_content_text(message))), index)
+        if role == "assistant":
+            for call in reversed(tool_calls(message)):
+                if not isinstance(call, dict):
+                    continue
+                name = call_name(call)
+                raw = call_arguments(call)
+                arguments = parse_arguments(raw)
+                collector.add_all("files", _written_paths(name, arguments, raw), index)
+                if tool_kind(name) == "terminal":
+                    command = _command_text(arguments).strip().split("\n", 1)[0]
+                    collector.add("commands", _cut(command, COMMAND_MAX_CHARS), index)
+        if not collector.full("identifiers"):
+            found = [_identifier(match) for match in _IDENTIFIER.finditer(message_text(message))]
+            collector.add_all("identifiers", reversed(found), index)
+    return [fact for name in CATEGORIES for fact in collector.facts[name]]
+
+
+def _snippet(text: str) -> str:
+    # The longest line is the most distinctive: first lines are often boilerplate or a greeting.
+    lines = [line for line in text.splitlines() if line.strip()]
+    longest = max(lines, key=lambda line: len(_collapse(line)))
+    return _cut(longest, TEXT_MAX_CHARS)
+
+
+def _constraints(text: str) -> list[str]:
+    return [
+        _cut(sentence, TEXT_MAX_CHARS)
+        for sentence in _SENTENCE_SPLIT.split(text)
+        if len(sentence.strip()) >= 8 and _CONSTRAINT.search(sentence)
+    ]
+
+
+def _error_lines(text: str) -> list[str]:
+    text = _readable(text)
+    lines = []
+    for line in _ERROR_LINE.findall(text):
+        collapsed = _collapse(line)
+        if (
+            len(collapsed) > ERROR_MAX_CHARS
+            and "exit" in collapsed.lower()
+            and not _NAMED_FAILURE.search(collapsed)
+        ):
+            continue  # a long blob that merely reports an exit code: no line to keep
+        lines.append(_cut(collapsed, ERROR_MAX_CHARS))
+    return lines
+
+
+def _identifier(match: re.Match[str]) -> str:
+    kind = match.lastgroup
+    value = match.group(kind) if kind else match.group(0)
+    if kind == "url":
+        return value.rstrip(".,;:!?'\"")
+    return value
+
+
+def haystack(messages: Sequence[Message]) -> str:
+    """All the text of `messages`, normalised, one message per segment (NUL-separated, so no
+    fact matches across two messages)."""
+    return "\x00".join(normalise(message_text(m)) for m in messages if isinstance(m, dict))
+
+
+def recall(facts: Sequence[Fact], compacted: Sequence[Message]) -> Recall:
+    """Which `facts` survive in `compacted`: per-category found/total and the list of lost facts.
+
+    The compacted text is normalised once; each fact is one C-level substring search over it.
+    """
+    text = haystack(compacted)
+    categories = {name: CategoryRecall() for name in CATEGORIES}
+    lost: list[Fact] = []
+    for fact in facts:
+        bucket = categories.setdefault(fact.category, CategoryRecall())
+        bucket.total += 1
+        if fact.key in text:
+            bucket.found += 1
+        else:
+            lost.append(fact)
+    return Recall(categories=categories, lost=lost)
