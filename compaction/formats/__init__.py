@@ -1,0 +1,113 @@
+"""Importing agent conversations from the formats real tools write, and exporting them again.
+
+`load_conversation(source)` turns a path, bytes or text into a `Conversation` of canonical
+(OpenAI chat) messages, recognising the format from the content; `load_conversations` returns every
+conversation of a multi-conversation file; `dump_conversation` writes messages for the OpenAI or
+Anthropic API. Every imported conversation has passed `validate_messages`, so the engine accepts it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compaction.errors import FormatError, InvalidConversationError
+from compaction.formats.conversation import Conversation
+from compaction.formats.detect import (
+    FORMATS,
+    Detection,
+    as_document,
+    detect_format,
+    module_for,
+)
+from compaction.formats.exporters import EXPORT_FORMATS, dump_conversation
+from compaction.messages import validate_messages
+
+
+def load_conversations(source: Any, format: str = "auto") -> list[Conversation]:
+    """Every conversation in `source` (a path, bytes, text, or a parsed JSON value)."""
+    document = as_document(source)
+    name = detect_format(document).name if format == "auto" else module_for(format).NAME
+    module = module_for(name)
+    if format != "auto":
+        matched, reason = module.sniff(document)
+        if not matched:
+            raise FormatError(f"not {name} content: {reason}", source=document.name)
+    conversations: list[Conversation] = module.load(document)
+    finished = []
+    for position, conversation in enumerate(conversations):
+        where = f"conversation {position}: " if len(conversations) > 1 else ""
+        if not conversation.messages:
+            conversation.warnings.append(f"{where}no messages; left out")
+            continue
+        try:
+            messages, repairs = validate_messages(conversation.messages)
+        except InvalidConversationError as exc:
+            raise FormatError(
+                f"{where}imported {name} messages are not usable: {exc}", source=document.name
+            ) from exc
+        conversation.messages = messages
+        conversation.format = name
+        conversation.source = document.name
+        conversation.warnings = [*document.warnings, *conversation.warnings, *repairs]
+        finished.append(conversation)
+    if not finished:
+        raise FormatError(f"the {name} content holds no messages", source=document.name)
+    return finished
+
+
+def load_conversation(source: Any, format: str = "auto", index: int = 0) -> Conversation:
+    """One conversation from `source`; `index` picks one from a multi-conversation file."""
+    conversations = load_conversations(source, format=format)
+    if not -len(conversations) <= index < len(conversations):
+        raise FormatError(
+            f"conversation index {index} is out of range: the file holds "
+            f"{len(conversations)} conversation(s) (0..{len(conversations) - 1})",
+            source=conversations[0].source,
+        )
+    return conversations[index]
+
+
+def load_for_cli(path: Any, fmt: str | None = "auto", index: int | None = None) -> Conversation:
+    """What the CLI commands call: FormatError (never another exception) with a usable message.
+
+    When a file holds several conversations and no index is given, the first is used and a
+    warning says how to pick another.
+    """
+    fmt = fmt or "auto"
+    if fmt != "auto" and fmt not in FORMATS:
+        raise FormatError(f"unknown format {fmt!r}; choose one of auto, {', '.join(FORMATS)}")
+    try:
+        conversations = load_conversations(path, format=fmt)
+    except FormatError:
+        raise
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+        # An importer met a shape it does not expect: report it, do not crash.
+        raise FormatError(f"cannot import: {type(exc).__name__}: {exc}", source=str(path)) from exc
+    chosen = 0 if index is None else index
+    if not -len(conversations) <= chosen < len(conversations):
+        raise FormatError(
+            f"--index {chosen} is out of range: the file holds {len(conversations)} "
+            f"conversation(s) (0..{len(conversations) - 1})",
+            source=str(path),
+        )
+    conversation = conversations[chosen]
+    if index is None and len(conversations) > 1:
+        conversation.warnings.insert(
+            0,
+            f"the file holds {len(conversations)} conversations; using the first "
+            "(pass --index N to choose another)",
+        )
+    return conversation
+
+
+__all__ = [
+    "EXPORT_FORMATS",
+    "FORMATS",
+    "Conversation",
+    "Detection",
+    "detect_format",
+    "dump_conversation",
+    "load_conversation",
+    "load_conversations",
+    "load_for_cli",
+]

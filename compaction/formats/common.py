@@ -1,0 +1,125 @@
+"""Small builders shared by the importers, so every format produces messages of the same shape.
+
+Canonical tool calls are always `{id, type: "function", function: {name, arguments: JSON}}`;
+content that is only text becomes a string; synthetic ids are derived from positions so the same
+file always imports to the same messages (the engine's output must be reproducible).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from compaction.messages import Message
+
+
+def make_call(call_id: str, name: str, arguments: Any) -> dict[str, Any]:
+    """A canonical tool call; `arguments` may be a JSON string or any JSON-ready value."""
+    if isinstance(arguments, str):
+        text = arguments
+    elif arguments is None:
+        text = "{}"
+    else:
+        text = json.dumps(arguments, ensure_ascii=False)
+    return {
+        "id": str(call_id),
+        "type": "function",
+        "function": {"name": str(name or "unknown"), "arguments": text},
+    }
+
+
+def normalise_call(call: Any, fallback_id: str) -> dict[str, Any]:
+    """An OpenAI-style tool call from a source, stripped of provider extras (`index`...)."""
+    if not isinstance(call, dict):
+        return make_call(fallback_id, "unknown", {"value": call})
+    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    assert isinstance(function, dict)
+    call_id = call.get("id") or call.get("call_id") or fallback_id
+    return make_call(
+        str(call_id), str(function.get("name") or "unknown"), function.get("arguments")
+    )
+
+
+def tool_message(call_id: str, content: Any, name: str | None = None) -> Message:
+    message: Message = {"role": "tool", "tool_call_id": str(call_id), "content": content}
+    if name:
+        message["name"] = name
+    return message
+
+
+def as_text(value: Any) -> str:
+    """Any tool output value as text (objects as JSON, so nothing is lost)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def blocks_to_content(blocks: Any) -> Any:
+    """Anthropic-style content (string or blocks of text/image) as canonical content.
+
+    Text-only content collapses to one string; images become `image_url` parts so they are kept.
+    """
+    if blocks is None:
+        return ""
+    if isinstance(blocks, str):
+        return blocks
+    if not isinstance(blocks, list):
+        return as_text(blocks)
+    parts: list[dict[str, Any]] = []
+    for block in blocks:
+        if isinstance(block, str):
+            parts.append({"type": "text", "text": block})
+        elif isinstance(block, dict) and block.get("type") == "image":
+            parts.append(image_part(block))
+        elif isinstance(block, dict) and isinstance(block.get("text"), str):
+            parts.append({"type": "text", "text": block["text"]})
+        elif isinstance(block, dict):
+            parts.append({"type": "text", "text": as_text(block)})
+    if all(part["type"] == "text" for part in parts):
+        return "\n".join(part["text"] for part in parts)
+    return parts
+
+
+def image_part(block: dict[str, Any]) -> dict[str, Any]:
+    """An Anthropic image block as an OpenAI `image_url` part (data URL for base64 sources)."""
+    source = block.get("source") if isinstance(block.get("source"), dict) else {}
+    assert isinstance(source, dict)
+    if source.get("type") == "base64":
+        url = f"data:{source.get('media_type', 'image/png')};base64,{source.get('data', '')}"
+    else:
+        url = str(source.get("url", ""))
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
+def join_text(texts: Iterable[str], separator: str = "\n\n") -> str:
+    return separator.join(text for text in texts if text)
+
+
+def first_user_text(messages: list[Message], limit: int = 80) -> str | None:
+    """A title from the first user message, for sources that record none."""
+    for message in messages:
+        if message.get("role") == "user" and isinstance(message.get("content"), str):
+            lines = str(message["content"]).strip().splitlines()
+            if lines:
+                title: str = lines[0].strip()
+                return title if len(title) <= limit else title[: limit - 1] + "…"
+    return None
+
+
+def line_list(lines: list[int], limit: int = 8) -> str:
+    """`lines 3, 7, 9` (first few, then a count) for grouped warnings."""
+    shown = ", ".join(str(line) for line in lines[:limit])
+    more = f" and {len(lines) - limit} more" if len(lines) > limit else ""
+    word = "line" if len(lines) == 1 else "lines"
+    return f"{word} {shown}{more}"
+
+
+def grouped_skips(skipped: dict[str, list[int]], why: str) -> list[str]:
+    """One warning per skipped record type, naming the lines."""
+    return [
+        f"{line_list(lines)}: skipped {len(lines)} {kind!r} record(s) ({why})"
+        for kind, lines in skipped.items()
+    ]
