@@ -120,7 +120,7 @@ def validate(messages: Sequence[Any], provider: str = "openai") -> list[Problem]
     anthropic = provider == "anthropic"
     problems += _check_system(usable, anthropic)
     problems += _check_contents(usable, anthropic)
-    problems += _check_calls(usable)
+    problems += _check_calls(usable, anthropic)
     if anthropic:
         problems += _check_alternation(usable)
     order = {rule: position for position, rule in enumerate(RULES)}
@@ -227,92 +227,96 @@ def _check_call_shape(index: int, position: int, call: Any) -> list[Problem]:
     return problems
 
 
-def _check_calls(usable: list[tuple[int, dict[str, Any]]]) -> list[Problem]:
-    """Pairing of calls and results: ids, duplicates, order and adjacency."""
+def _check_calls(usable: list[tuple[int, dict[str, Any]]], anthropic: bool) -> list[Problem]:
+    """Pairing of calls and results: ids, duplicates, order and adjacency.
+
+    A result answers a call of the assistant message it directly follows. An id reused by a
+    later assistant message is an error for Anthropic (tool_use ids must be unique in a request)
+    but only a warning for OpenAI, which pairs results per assistant message: tau-bench and
+    SWE-agent transcripts recorded against the OpenAI API reuse ids across turns.
+    """
     problems: list[Problem] = []
-    call_sites: dict[str, int] = {}  # call id -> index of the assistant message carrying it
+    sites: dict[str, list[int]] = {}  # call id -> indices of the assistant messages carrying it
     for index, message in usable:
-        if message["role"] != "assistant":
+        if message["role"] != "assistant" or not isinstance(message.get("tool_calls"), list):
             continue
-        calls = message.get("tool_calls")
-        if not isinstance(calls, list):
-            continue
-        for position, call in enumerate(calls):
+        for position, call in enumerate(message["tool_calls"]):
             problems += _check_call_shape(index, position, call)
             call_id = call.get("id") if isinstance(call, dict) else None
             if not isinstance(call_id, str) or not call_id:
                 continue
-            if call_id in call_sites:
+            previous = sites.setdefault(call_id, [])
+            if previous:
+                same = previous[-1] == index
                 problems.append(
                     Problem(
                         index,
                         "duplicate-tool-call-id",
-                        f"call id {call_id!r} is already used by message {call_sites[call_id]}",
+                        f"call id {call_id!r} is already used by "
+                        + ("another call of this message" if same else f"message {previous[-1]}"),
+                        "error" if same or anthropic else "warning",
                     )
                 )
-                continue
-            call_sites[call_id] = index
+            if not previous or previous[-1] != index:
+                previous.append(index)
 
-    answered: dict[str, int] = {}  # call id -> index of its first result
-    open_ids: set[str] = set()  # calls of the current assistant still waiting, while adjacent
+    answered: set[tuple[int, str]] = set()  # (assistant index, call id) pairs with a result
+    block: int | None = None  # the assistant message whose results may follow here
     for index, message in usable:
         role = message["role"]
-        if role == "assistant":
-            open_ids = {
-                call["id"]
-                for call in message.get("tool_calls") or []
-                if isinstance(call, dict) and call_sites.get(call.get("id", "")) == index
-            }
-            continue
         if role != "tool":
-            open_ids = set()
+            has_calls = role == "assistant" and bool(message.get("tool_calls"))
+            block = index if has_calls else None
             continue
         call_id = message.get("tool_call_id")
         if not isinstance(call_id, str) or not call_id:
             problems.append(Problem(index, "tool-result-missing-id", "tool result has no id"))
             continue
-        if call_id in answered:
+        places = sites.get(call_id, [])
+        if block is not None and block in places and (block, call_id) not in answered:
+            answered.add((block, call_id))
+            continue
+        earlier = [place for place in places if place < index]
+        open_earlier = [place for place in earlier if (place, call_id) not in answered]
+        if earlier and not open_earlier:
             problems.append(
                 Problem(
                     index,
                     "duplicate-tool-result",
-                    f"call {call_id!r} was already answered by message {answered[call_id]}",
+                    f"call {call_id!r} of message {earlier[-1]} already has a result",
                 )
             )
-            continue
-        answered[call_id] = index
-        if call_id in open_ids:
-            open_ids.discard(call_id)
-        elif call_id not in call_sites:
+        elif not places:
             problems.append(
                 Problem(
-                    index,
-                    "tool-result-without-call",
-                    f"no assistant message calls {call_id!r}",
+                    index, "tool-result-without-call", f"no assistant message calls {call_id!r}"
                 )
             )
-        elif call_sites[call_id] > index:
+        elif not earlier:
+            answered.add((places[0], call_id))  # reported once, here, not also as unanswered
             problems.append(
                 Problem(
                     index,
                     "tool-result-before-call",
-                    f"answers {call_id!r}, which is called later, by message {call_sites[call_id]}",
+                    f"answers {call_id!r}, which is called later, by message {places[0]}",
                 )
             )
         else:
+            answered.add((open_earlier[-1], call_id))  # answered, only in the wrong place
             problems.append(
                 Problem(
                     index,
                     "tool-result-not-adjacent",
-                    f"answers {call_id!r} from message {call_sites[call_id]}, but other "
-                    "messages come between them; results must directly follow their call",
+                    f"answers {call_id!r} from message {open_earlier[-1]}, but other messages "
+                    "come between them; results must directly follow their call",
                 )
             )
-    for call_id, index in call_sites.items():
-        if call_id not in answered:
-            problems.append(
-                Problem(index, "tool-call-unanswered", f"call {call_id!r} has no tool result")
-            )
+    for call_id, places in sites.items():
+        for place in places:
+            if (place, call_id) not in answered:
+                problems.append(
+                    Problem(place, "tool-call-unanswered", f"call {call_id!r} has no tool result")
+                )
     return problems
 
 

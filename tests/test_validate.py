@@ -177,11 +177,23 @@ def test_tool_arguments_must_be_a_json_object(provider: str) -> None:
     assert validate([user(), asst(None, [call("a", arguments="{}")]), tool("a")], provider) == []
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
-def test_duplicate_tool_call_id(provider: str) -> None:
+def test_an_id_reused_in_a_later_turn_is_an_error_for_anthropic_only() -> None:
     messages = [user(), asst(None, [call("a")]), tool("a"), asst(None, [call("a")]), tool("a")]
-    found = rules(validate(messages, provider))
-    assert (3, "duplicate-tool-call-id") in found
+    anthropic = validate(messages, "anthropic")
+    assert rules(anthropic) == [(3, "duplicate-tool-call-id")]
+    assert anthropic[0].severity == "error"
+    openai = validate(messages, "openai")
+    assert rules(openai) == [(3, "duplicate-tool-call-id")]
+    assert openai[0].severity == "warning" and is_valid(openai)
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_an_id_repeated_in_one_message_is_an_error(provider: str) -> None:
+    messages = [user(), asst(None, [call("a"), call("a")]), tool("a"), tool("a")]
+    problems = validate(messages, provider)
+    # With one id for two calls, the second result cannot be told from the first.
+    assert rules(problems) == [(1, "duplicate-tool-call-id"), (3, "duplicate-tool-result")]
+    assert problems[0].severity == "error"
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
@@ -283,6 +295,23 @@ def test_cli_problems_exit_one_with_json(tmp_path: Path) -> None:
     assert [(p["index"], p["rule"]) for p in report["problems"]] == [(1, "tool-call-unanswered")]
 
 
+def test_cli_imports_other_formats(tmp_path: Path) -> None:
+    request = {
+        "messages": [
+            {"role": "user", "content": "list files"},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t1", "name": "bash", "input": {"a": 1}}],
+            },
+        ]
+    }
+    result = CliRunner().invoke(main, ["validate", write(tmp_path, request), "--json"])
+    report = json.loads(result.output)
+    assert report["read"] == "imported as anthropic"
+    assert [(p["index"], p["rule"]) for p in report["problems"]] == [(1, "tool-call-unanswered")]
+    assert result.exit_code == 1
+
+
 def test_cli_warnings_pass_unless_strict(tmp_path: Path) -> None:
     path = write(tmp_path, [user("a"), user("b"), asst()])
     runner = CliRunner()
@@ -294,7 +323,11 @@ def test_cli_warnings_pass_unless_strict(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("content", "expected"),
-    [("{not json", "not valid JSON"), ('{"a": 1}', "expected a JSON list"), (None, "cannot read")],
+    [
+        ("{not json", "invalid JSON"),
+        ('{"a": 1}', "not a conversation format"),
+        (None, "cannot read"),
+    ],
 )
 def test_cli_unreadable_input_exits_two(tmp_path: Path, content: str | None, expected: str) -> None:
     path = tmp_path / "in.json"

@@ -6,7 +6,6 @@ Exit 0 when the provider would accept the request (warnings are printed but do n
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -14,39 +13,54 @@ from typing import Any
 import click
 
 from compaction.errors import CompactionError
+from compaction.formats import FORMATS, load_for_cli
 from compaction.validate import PROVIDERS, errors, validate
 
+_KNOWN_ROLES = ("system", "developer", "user", "assistant", "tool")
 
-def _load_messages(path: str) -> list[Any]:
-    """The message list in `path`; raises click.ClickException (exit 2 by the caller) otherwise."""
+
+_ANTHROPIC_BLOCKS = ("tool_use", "tool_result")
+
+
+def _canonical(data: Any) -> list[Any] | None:
+    """The message list of a canonical (OpenAI) JSON request, or None for any other shape.
+
+    A canonical list is validated exactly as written: importing it would repair problems (missing
+    ids, anonymous results) that the provider would reject.
+    """
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        data = data["messages"]
+    if not isinstance(data, list) or not data:
+        return None
+    for message in data:
+        if not isinstance(message, dict) or message.get("role") not in _KNOWN_ROLES:
+            return None
+        content = message.get("content")
+        if isinstance(content, list) and any(
+            isinstance(part, dict) and part.get("type") in _ANTHROPIC_BLOCKS for part in content
+        ):
+            return None  # an Anthropic request: the importer converts its blocks
+    return data
+
+
+def _load_messages(path: str, fmt: str, index: int | None) -> tuple[list[Any], str]:
+    """(messages, how they were read); raises CompactionError when the input cannot be used."""
+    source = Path(path)
     try:
-        formats = importlib.import_module("compaction.formats")
-    except ImportError:
-        formats = None
-    loader = getattr(formats, "load_for_cli", None)
-    if loader is not None:
-        # Every importer at once: the formats area's loader detects the format itself.
-        loaded = loader(path)
-        messages = getattr(loaded, "messages", loaded)
-        if not isinstance(messages, list):
-            raise CompactionError(f"{path}: the loader returned no message list")
-        return messages
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        text = source.read_text(encoding="utf-8")
     except OSError as exc:
         raise CompactionError(f"{path}: cannot read the file ({exc.strerror or exc})") from exc
     except UnicodeDecodeError as exc:
         raise CompactionError(f"{path}: not UTF-8 text ({exc.reason})") from exc
-    except ValueError as exc:
-        raise CompactionError(f"{path}: not valid JSON ({exc})") from exc
-    if isinstance(data, dict) and isinstance(data.get("messages"), list):
-        data = data["messages"]
-    if not isinstance(data, list):
-        raise CompactionError(
-            f'{path}: expected a JSON list of messages or {{"messages": [...]}}, '
-            f"got a JSON {type(data).__name__}"
-        )
-    return data
+    if fmt in ("auto", "openai") and index is None:
+        try:
+            canonical = _canonical(json.loads(text))
+        except (ValueError, RecursionError):
+            canonical = None
+        if canonical is not None:
+            return canonical, "canonical messages, as written"
+    conversation = load_for_cli(path, fmt, index)
+    return conversation.messages, f"imported as {conversation.format}"
 
 
 @click.command("validate")
@@ -58,12 +72,29 @@ def _load_messages(path: str) -> list[Any]:
     show_default=True,
     help="Whose request rules to check.",
 )
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", *FORMATS]),
+    default="auto",
+    show_default=True,
+    help="Input format (detected from the content by default).",
+)
+@click.option(
+    "--index", type=int, default=None, help="Which conversation of a multi-conversation file."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the problems as JSON.")
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")
-def validate_command(input_path: str, provider: str, as_json: bool, strict: bool) -> None:
-    """Check INPUT against a provider's rules for tool calls, roles and contents."""
+def validate_command(
+    input_path: str, provider: str, fmt: str, index: int | None, as_json: bool, strict: bool
+) -> None:
+    """Check INPUT against a provider's rules for tool calls, roles and contents.
+
+    A canonical JSON message list is checked exactly as written; any other session format is
+    imported first (and so checked as the engine would receive it).
+    """
     try:
-        messages = _load_messages(input_path)
+        messages, how = _load_messages(input_path, fmt, index)
     except CompactionError as exc:
         click.echo(f"Error: {exc}", err=True)
         raise SystemExit(2) from exc
@@ -73,6 +104,7 @@ def validate_command(input_path: str, provider: str, as_json: bool, strict: bool
         report = {
             "input": input_path,
             "provider": provider,
+            "read": how,
             "messages": len(messages),
             "valid": not failing,
             "problems": [problem.to_dict() for problem in problems],
@@ -86,6 +118,6 @@ def validate_command(input_path: str, provider: str, as_json: bool, strict: bool
         verdict = "INVALID" if failing else "valid"
         click.echo(
             f"{input_path}: {verdict} for {provider} "
-            f"({len(messages)} messages, {error_count} errors, {warning_count} warnings)"
+            f"({len(messages)} messages {how}; {error_count} errors, {warning_count} warnings)"
         )
     raise SystemExit(1 if failing else 0)
