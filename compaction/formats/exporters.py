@@ -137,10 +137,9 @@ def to_anthropic(messages: Sequence[Message], system: str | None = None) -> dict
             _append(turns, "assistant", blocks)
         else:
             _append(turns, "user", _content_blocks(message.get("content")))
-    result: dict[str, Any] = {"messages": turns}
     system_text = "\n\n".join(text for text in systems if text)
-    if system_text:
-        result["system"] = system_text
+    result: dict[str, Any] = {"system": system_text} if system_text else {}
+    result["messages"] = turns
     return result
 
 

@@ -1,0 +1,48 @@
+"""Shared checks for the format tests: pairing and validity of imported conversations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compaction.formats import Conversation
+from compaction.messages import Message, tool_calls, validate_messages
+
+DATA = Path(__file__).resolve().parent / "data"
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+
+
+def corpus_file(name: str) -> Path:
+    path = CORPUS / name
+    if not path.exists():
+        pytest.skip(f"corpus file {path} is absent (a fresh clone has no ../shared/corpus)")
+    return path
+
+
+def assert_paired(messages: list[Message], unique_ids: bool = True) -> tuple[set[str], set[str]]:
+    """Each tool result answers a call of the turn before it; returns (calls, answered)."""
+    validate_messages(messages)
+    calls: set[str] = set()
+    answered: set[str] = set()
+    open_calls: set[str] = set()
+    for index, message in enumerate(messages):
+        if message["role"] == "assistant":
+            ids = [call["id"] for call in tool_calls(message)]
+            assert len(ids) == len(set(ids)), f"message {index}: duplicate call ids"
+            # Some sources reuse ids across turns (SWE-agent demonstrations); pairing is by turn.
+            assert not unique_ids or not set(ids) & calls, f"message {index}: call id reused"
+            calls.update(ids)
+            open_calls = set(ids)
+        elif message["role"] == "tool":
+            call_id = message["tool_call_id"]
+            assert call_id in open_calls, f"message {index}: result {call_id} has no open call"
+            open_calls.discard(call_id)
+            answered.add(call_id)
+        else:
+            open_calls = set()
+    return calls, answered
+
+
+def roles(conversation: Conversation) -> list[str]:
+    return [message["role"] for message in conversation.messages]

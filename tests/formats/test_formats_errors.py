@@ -1,0 +1,112 @@
+"""Bad input: each case ends in a FormatError that names the file and what is wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from format_helpers import DATA
+
+from compaction.errors import FormatError, UnknownFormatError
+from compaction.formats import FORMATS, detect_format, load_conversation, load_for_cli
+from compaction.formats import source as source_module
+
+
+def test_empty_file(tmp_path: Path) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_text("  \n")
+    with pytest.raises(FormatError, match=r"empty\.jsonl: the file is empty"):
+        load_conversation(path)
+
+
+def test_binary_file(tmp_path: Path) -> None:
+    path = tmp_path / "image.json"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
+    with pytest.raises(FormatError, match=r"image\.json: binary content"):
+        load_conversation(path)
+
+
+def test_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.md"
+    path.write_bytes("#### café".encode("latin-1"))
+    with pytest.raises(
+        FormatError, match=r"latin1\.md: not UTF-8 text \(invalid byte at offset 8\)"
+    ):
+        load_conversation(path)
+
+
+def test_file_over_the_size_limit_is_refused_before_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "big.jsonl"
+    path.write_text('{"role": "user", "content": "hi"}\n' * 100)
+    monkeypatch.setattr(source_module, "MAX_BYTES", 1000)
+    with pytest.raises(FormatError, match=r"big\.jsonl: file is 0 MB; the limit is 0 MB"):
+        load_conversation(path)
+
+
+def test_invalid_json_names_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text('{\n  "messages": [\n    {"role": "user", "content": "hi",}\n  ]\n}\n')
+    with pytest.raises(FormatError) as caught:
+        load_conversation(path)
+    assert caught.value.line == 3
+    assert "broken.json: line 3: invalid JSON" in str(caught.value)
+    assert "column" in str(caught.value)
+
+
+def test_truncated_jsonl_line_is_a_warning_and_the_rest_is_imported(tmp_path: Path) -> None:
+    lines = (DATA / "openai_messages.jsonl").read_text().splitlines()
+    path = tmp_path / "cut.jsonl"
+    path.write_text("\n".join([*lines, '{"role": "user", "content": "unfini']) + "\n")
+    conversation = load_conversation(path)
+    assert len(conversation.messages) == len(lines)
+    assert any(w.startswith("line 6: ") and "truncated" in w for w in conversation.warnings)
+
+
+def test_unknown_format_lists_every_format_tried(tmp_path: Path) -> None:
+    path = tmp_path / "data.json"
+    path.write_text('{"rows": [1, 2, 3]}')
+    with pytest.raises(UnknownFormatError) as caught:
+        detect_format(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: not a conversation format")
+    for name in FORMATS:
+        assert f"{name}: " in message
+
+
+def test_missing_file_and_directory(tmp_path: Path) -> None:
+    with pytest.raises(FormatError, match="file not found"):
+        load_conversation(tmp_path / "nope.json")
+    with pytest.raises(FormatError, match="is a directory"):
+        load_conversation(tmp_path)
+
+
+def test_forced_format_that_does_not_fit() -> None:
+    with pytest.raises(FormatError, match=r"not codex content: not JSON Lines"):
+        load_conversation(DATA / "hermes_session.json", format="codex")
+    with pytest.raises(FormatError, match=r"unknown format 'nope'"):
+        load_for_cli(DATA / "hermes_session.json", "nope", None)
+
+
+def test_index_out_of_range() -> None:
+    with pytest.raises(FormatError, match=r"index 5 is out of range: the file holds 2"):
+        load_conversation(DATA / "sharegpt_hermes.jsonl", index=5)
+    with pytest.raises(FormatError, match=r"--index 2 is out of range"):
+        load_for_cli(DATA / "sharegpt_hermes.jsonl", "auto", 2)
+
+
+def test_load_for_cli_warns_when_choosing_the_first_of_many() -> None:
+    conversation = load_for_cli(DATA / "sharegpt_hermes.jsonl", "auto", None)
+    assert conversation.format == "sharegpt"
+    assert "holds 2 conversations" in conversation.warnings[0]
+    chosen = load_for_cli(DATA / "sharegpt_hermes.jsonl", "sharegpt", 1)
+    assert chosen.messages[0]["content"] == "List files."
+
+
+def test_content_given_as_text_and_bytes() -> None:
+    text = (DATA / "anthropic_messages.json").read_text()
+    from_text = load_conversation(text)
+    from_bytes = load_conversation(text.encode())
+    assert from_text.messages == from_bytes.messages
+    assert from_text.source is None
