@@ -15,3 +15,6 @@ def main() -> None:
 from compaction.commands.validate import validate_command  # noqa: E402
 
 main.add_command(validate_command)
+from compaction.commands.convert import convert as convert_command  # noqa: E402
+
+main.add_command(convert_command)
