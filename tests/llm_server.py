@@ -46,6 +46,8 @@ class Reply:
 
 @dataclass
 class RecordedRequest:
+    """One request as the server saw it; header names are lower-cased."""
+
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
@@ -94,7 +96,7 @@ def split_chunks(text: str, size: int = 40) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-@dataclass
+@dataclass(repr=False)
 class LLMServer:
     """The scriptable server. Use as a context manager or through the `llm_server` fixture."""
 
@@ -106,6 +108,10 @@ class LLMServer:
     #: The pieces of the most recent streamed answer, in the order they were sent.
     last_chunks: list[str] = field(default_factory=list)
     chunk_size: int = 40
+
+    def __repr__(self) -> str:
+        where = self.base_url if self._httpd is not None else "not started"
+        return f"<LLMServer {where}, {len(self.requests)} requests>"
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -201,7 +207,11 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.owner
         with owner._lock:
             owner.requests.append(
-                RecordedRequest(path=self.path, headers=dict(self.headers.items()), body=body)
+                RecordedRequest(
+                    path=self.path,
+                    headers={k.lower(): v for k, v in self.headers.items()},
+                    body=body,
+                )
             )
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
