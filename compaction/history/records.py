@@ -1,0 +1,195 @@
+"""Turn a conversation and a run report into the rows the history stores.
+
+Kept apart from the database code because both `History.record` (from a live CompactionResult)
+and `History.import_bundle` (from an exported JSON report) must derive exactly the same columns
+from the same report, and because this is where secrets are removed: everything returned here is
+already scrubbed and safe to write.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from compaction.config import CompactionConfig
+from compaction.errors import CompactionError, HistoryError
+from compaction.history.scrub import scrub, scrub_messages
+from compaction.messages import Message, content_text
+from compaction.summary import SECTION_NAMES
+
+_TITLE_CHARS = 80
+
+
+def canonical_json(value: Any) -> str:
+    """The one serialisation used for hashing: sorted keys, no spaces, UTF-8 kept as text."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def dumps(value: Any) -> str:
+    """JSON for a stored column (anything a phase left that is not JSON becomes its str())."""
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def session_id(messages: list[Message]) -> str:
+    """The session id of a conversation: sha256 of the canonical JSON of its *stored* messages.
+
+    Messages are stored with secret shapes redacted, so the hash is taken after redaction; a
+    conversation without secrets hashes its messages unchanged. Use this to look a loaded
+    conversation up in the history.
+    """
+    stored = scrub_messages(messages)
+    return hashlib.sha256(canonical_json(stored).encode("utf-8")).hexdigest()
+
+
+@dataclass
+class SessionRecord:
+    """A conversation ready to store (messages already redacted)."""
+
+    id: str
+    title: str | None
+    format: str | None
+    messages: list[Message]
+
+
+def session_record(conversation: Any, title: str | None = None) -> SessionRecord:
+    """Accept a message list or any object with `.messages` (and optional `.title`, `.format`)."""
+    if isinstance(conversation, list):
+        messages, fmt = conversation, None
+    elif hasattr(conversation, "messages") and isinstance(conversation.messages, list):
+        messages = conversation.messages
+        title = title or getattr(conversation, "title", None)
+        fmt = getattr(conversation, "format", None)
+    else:
+        raise HistoryError(
+            "cannot record a conversation of type "
+            f"{type(conversation).__name__}: pass a list of messages or a Conversation"
+        )
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise HistoryError(
+                f"cannot record the conversation: message {index} is a "
+                f"{type(message).__name__}, not a dict"
+            )
+    stored = scrub_messages(messages)
+    digest = hashlib.sha256(canonical_json(stored).encode("utf-8")).hexdigest()
+    return SessionRecord(
+        id=digest,
+        title=scrub(title) if title else _default_title(stored),
+        format=str(fmt) if fmt else None,
+        messages=stored,
+    )
+
+
+def _default_title(messages: list[Message]) -> str | None:
+    # A conversation file rarely carries a title; the first user request names it best.
+    for message in messages:
+        if message.get("role") == "user":
+            text = " ".join(content_text(message).split())
+            if text:
+                return text if len(text) <= _TITLE_CHARS else text[: _TITLE_CHARS - 1] + "…"
+    return None
+
+
+def run_columns(report: dict[str, Any], summarizer_info: dict[str, Any] | None) -> dict[str, Any]:
+    """The `runs` columns (minus ids, time, label, note) derived from a report dict.
+
+    `report` is `CompactionResult.to_dict()` (or the `result` of an exported bundle); it is
+    scrubbed here, and its `messages` are moved to their own column.
+    """
+    raw = dict(report)
+    final_messages = raw.pop("messages", None)
+    if not isinstance(final_messages, list):
+        raise HistoryError("the run report has no 'messages' list (the compacted conversation)")
+    phases_raw = raw.get("phases") or []
+    if not isinstance(phases_raw, list):
+        raise HistoryError("the run report's 'phases' is not a list")
+    # Phase messages are messages: redact them like messages rather than scrubbing field names.
+    phase_messages = [p.get("messages") if isinstance(p, dict) else None for p in phases_raw]
+    raw["phases"] = [
+        {k: v for k, v in p.items() if k != "messages"} if isinstance(p, dict) else p
+        for p in phases_raw
+    ]
+    clean: dict[str, Any] = scrub(raw)
+    for phase, messages in zip(clean["phases"], phase_messages, strict=True):
+        if isinstance(messages, list):
+            phase["messages"] = scrub_messages(messages)
+    info = scrub(dict(summarizer_info or {}))
+    config = clean.get("config") or {}
+    phases = {p.get("name"): p for p in clean["phases"] if isinstance(p, dict)}
+    durations = {str(name): float(p.get("duration_s") or 0.0) for name, p in phases.items()}
+    llm = (phases.get("summarize") or {}).get("details") or {}
+    return {
+        "config": dumps(config),
+        "summarizer": str(info.get("kind") or clean.get("summarizer") or "unknown"),
+        "summarizer_info": dumps(info),
+        "model": info.get("model") or llm.get("model") or config.get("model"),
+        "focus": clean.get("focus"),
+        "tokens_before": int(clean.get("tokens_before") or 0),
+        "tokens_after": int(clean.get("tokens_after") or 0),
+        "savings_pct": float(clean.get("savings_pct") or 0.0),
+        "messages_before": int(clean.get("messages_before") or 0),
+        "messages_after": int(clean.get("messages_after") or len(final_messages)),
+        "tail_budget_tokens": _tail_budget(config, phases),
+        "summary_budget_tokens": _summary_budget(config, phases),
+        "skipped": bool(clean.get("skipped")),
+        "skip_reason": clean.get("skip_reason"),
+        "fallback_used": clean.get("fallback_used"),
+        "fallback_reason": clean.get("fallback_reason"),
+        "phase_durations": dumps(durations),
+        "duration_s": sum(durations.values()),
+        "llm_prompt_tokens": _int(llm.get("prompt_tokens")),
+        "llm_completion_tokens": _int(llm.get("completion_tokens")),
+        "llm_cost": _float(llm.get("cost")),
+        "messages": dumps(scrub_messages(final_messages)),
+        "report": dumps(clean),
+    }
+
+
+def summary_rows(report_summary: Any) -> list[tuple[int, str, str]]:
+    """(position, section, body) for the 13 sections, or none when the run made no summary."""
+    if not isinstance(report_summary, dict):
+        return []
+    rows = []
+    for position, name in enumerate(SECTION_NAMES):
+        body = report_summary.get(name)
+        rows.append((position, name, scrub(str(body)) if body is not None else ""))
+    return rows
+
+
+def _int(value: Any) -> int | None:
+    # bool is an int subclass, but a flag is not a count.
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return int(value)
+
+
+def _float(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _tail_budget(config: dict[str, Any], phases: dict[Any, dict[str, Any]]) -> int | None:
+    value = config.get("tail_budget_tokens")
+    if value is None:
+        value = ((phases.get("boundaries") or {}).get("details") or {}).get("tail_budget_tokens")
+    return _int(value)
+
+
+def _summary_budget(config: dict[str, Any], phases: dict[Any, dict[str, Any]]) -> int | None:
+    # The summarize phase states the budget it used; older reports only let us recompute it.
+    details = (phases.get("summarize") or {}).get("details") or {}
+    for key in ("budget_tokens", "summary_budget_tokens", "summary_budget"):
+        budget = _int(details.get(key))
+        if budget is not None:
+            return budget
+    middle = ((phases.get("boundaries") or {}).get("details") or {}).get("middle_tokens")
+    middle_tokens = _int(middle)
+    if middle_tokens is None:
+        return None
+    try:
+        return CompactionConfig.from_dict(config).summary_budget(middle_tokens)
+    except (CompactionError, TypeError):
+        return None

@@ -1,0 +1,331 @@
+"""`History`: the public face of the run history — record, list, search, compare, export runs.
+
+Pages and the CLI use only this class. The connection, migrations and locking live in
+`connection.py`; turning a CompactionResult into scrubbed rows lives in `records.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from compaction.errors import HistoryError
+from compaction.history.compare import Comparison, compare_runs
+from compaction.history.connection import HistoryDB
+from compaction.history.records import dumps, run_columns, session_record, summary_rows
+from compaction.history.rows import LIGHT_RUN_COLUMNS, RunRow, SessionRow
+
+BUNDLE_KIND = "compaction-lab/run"
+BUNDLE_VERSION = 1
+
+_LIGHT = ", ".join(f"runs.{c}" for c in LIGHT_RUN_COLUMNS)
+_RUN_SELECT = (
+    f"SELECT {_LIGHT}, sessions.title AS session_title, sessions.format AS session_format "
+    "FROM runs JOIN sessions ON sessions.id = runs.session_id"
+)
+
+
+def now_iso() -> str:
+    """The current UTC time in ISO 8601 (milliseconds; sorts as text)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class History:
+    """The run history at `path` (default: `$COMPACTION_LAB_DB` or the user data directory).
+
+    Created and migrated on open. Raises HistoryError when the file cannot be used: unreadable or
+    not a SQLite database (the message names the path), or written by a newer version of
+    compaction-lab (the file is left untouched). Safe to share between threads.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self._db = HistoryDB(path)
+        self.path: Path = self._db.path
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def record(
+        self,
+        conversation: Any,
+        result: Any,
+        label: str | None = None,
+        note: str | None = None,
+        summarizer_info: dict[str, Any] | None = None,
+    ) -> int:
+        """Store one run of `conversation` (a message list or a Conversation); return its id.
+
+        `result` is a CompactionResult; `summarizer_info` may describe the summariser (kind,
+        model, endpoint) — any credential in it, in the config or in phase details is dropped.
+        """
+        return self._insert(conversation, result.to_dict(), label, note, summarizer_info, None)
+
+    def _insert(
+        self,
+        conversation: Any,
+        report: dict[str, Any],
+        label: str | None,
+        note: str | None,
+        summarizer_info: dict[str, Any] | None,
+        created_at: str | None,
+    ) -> int:
+        session = session_record(conversation)
+        columns = run_columns(report, summarizer_info)
+        sections = summary_rows(json.loads(columns["report"]).get("summary"))
+        tokens = int(report.get("tokens_before") or 0)
+
+        def insert() -> int:
+            stamp = now_iso()
+            self._db.conn.execute(
+                "INSERT INTO sessions (id, title, format, message_count, tokens, messages, "
+                "first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen, "
+                "title = COALESCE(sessions.title, excluded.title), "
+                "format = COALESCE(sessions.format, excluded.format)",
+                [
+                    session.id,
+                    session.title,
+                    session.format,
+                    len(session.messages),
+                    tokens,
+                    dumps(session.messages),
+                    stamp,
+                    stamp,
+                ],
+            )
+            row = {
+                "session_id": session.id,
+                "created_at": created_at or stamp,
+                **columns,
+                "label": label,
+                "note": note,
+            }
+            names = ", ".join(row)
+            marks = ", ".join("?" for _ in row)
+            cursor = self._db.conn.execute(
+                f"INSERT INTO runs ({names}) VALUES ({marks})", list(row.values())
+            )
+            run_id = int(cursor.lastrowid or 0)
+            self._db.conn.executemany(
+                "INSERT INTO summaries (run_id, position, section, body) VALUES (?, ?, ?, ?)",
+                [(run_id, *section) for section in sections],
+            )
+            return run_id
+
+        return self._db.write(insert)
+
+    def relabel(self, run_id: int, label: str | None, note: str | None = None) -> None:
+        """Set a run's label (None clears it) and, when given, its note."""
+        self.run(run_id, full=False)  # raises HistoryError naming the missing id
+
+        def update() -> None:
+            if note is None:
+                self._db.conn.execute("UPDATE runs SET label = ? WHERE id = ?", [label, run_id])
+            else:
+                self._db.conn.execute(
+                    "UPDATE runs SET label = ?, note = ? WHERE id = ?", [label, note, run_id]
+                )
+
+        self._db.write(update)
+
+    def delete(self, run_id: int) -> None:
+        """Delete a run and its summary rows (its session stays: other runs may share it)."""
+        self.run(run_id, full=False)
+
+        def remove() -> None:
+            self._db.conn.execute("DELETE FROM summaries WHERE run_id = ?", [run_id])
+            self._db.conn.execute("DELETE FROM runs WHERE id = ?", [run_id])
+
+        self._db.write(remove)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def runs(
+        self,
+        session: str | None = None,
+        limit: int | None = 100,
+        search: str | None = None,
+        label: str | None = None,
+    ) -> list[RunRow]:
+        """Runs, newest first; `session` is a session id or a unique-enough prefix of one."""
+        where: list[str] = []
+        params: list[Any] = []
+        if session:
+            where.append("runs.session_id LIKE ?")
+            params.append(session.replace("%", "").replace("_", "") + "%")
+        if label is not None:
+            where.append("runs.label = ?")
+            params.append(label)
+        if search is not None:
+            ids = self._search_ids(search)
+            where.append(f"runs.id IN ({', '.join('?' for _ in ids) or 'NULL'})")
+            params.extend(ids)
+        sql = _RUN_SELECT + (f" WHERE {' AND '.join(where)}" if where else "")
+        sql += " ORDER BY runs.id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(int(limit))
+        return [RunRow.from_row(row) for row in self._db.read(sql, params)]
+
+    def search(self, text: str, limit: int | None = 100) -> list[RunRow]:
+        """Runs whose summary (any section), label or note contains every word of `text`."""
+        return self.runs(search=text, limit=limit)
+
+    def _search_ids(self, text: str) -> list[int]:
+        words = [w for w in text.split() if w.strip()]
+        if not words:
+            return []
+        # Each word quoted: user text must never be parsed as FTS5 query syntax.
+        match = " ".join('"' + w.replace('"', '""') + '"' for w in words)
+        rows = self._db.read(
+            "SELECT DISTINCT summaries.run_id AS id FROM summaries_fts "
+            "JOIN summaries ON summaries.id = summaries_fts.rowid "
+            "WHERE summaries_fts MATCH ?",
+            [match],
+        )
+        ids = {int(row["id"]) for row in rows}
+        like = ["(COALESCE(label, '') || ' ' || COALESCE(note, '')) LIKE ?" for _ in words]
+        rows = self._db.read(
+            f"SELECT id FROM runs WHERE {' AND '.join(like)}", [f"%{w}%" for w in words]
+        )
+        ids.update(int(row["id"]) for row in rows)
+        return sorted(ids)
+
+    def run(self, run_id: int, full: bool = True) -> RunRow:
+        """One run; with `full`, its compacted messages, report and summary sections too."""
+        rows = self._db.read(_RUN_SELECT + " WHERE runs.id = ?", [int(run_id)])
+        if not rows:
+            raise HistoryError(f"no run {run_id} in the run history at {self.path}")
+        row = RunRow.from_row(rows[0])
+        if full:
+            heavy = self._db.read("SELECT messages, report FROM runs WHERE id = ?", [int(run_id)])[
+                0
+            ]
+            row.messages = json.loads(heavy["messages"])
+            row.report = json.loads(heavy["report"])
+            row.report["messages"] = row.messages
+            sections = self._db.read(
+                "SELECT section, body FROM summaries WHERE run_id = ? ORDER BY position",
+                [int(run_id)],
+            )
+            row.summary = {s["section"]: s["body"] for s in sections} or None
+        return row
+
+    def sessions(self) -> list[SessionRow]:
+        """Every stored conversation, most recently seen first, with its number of runs."""
+        rows = self._db.read(
+            "SELECT id, title, format, message_count, tokens, first_seen, last_seen, "
+            "(SELECT COUNT(*) FROM runs WHERE runs.session_id = sessions.id) AS run_count "
+            "FROM sessions ORDER BY last_seen DESC, id"
+        )
+        return [SessionRow.from_row(row) for row in rows]
+
+    def session(self, session_id: str) -> SessionRow:
+        """One conversation with its messages (`session_id` may be a unique prefix)."""
+        rows = self._db.read(
+            "SELECT *, (SELECT COUNT(*) FROM runs WHERE runs.session_id = sessions.id) "
+            "AS run_count FROM sessions WHERE id LIKE ? LIMIT 2",
+            [session_id.replace("%", "").replace("_", "") + "%"],
+        )
+        if len(rows) != 1:
+            problem = "no session" if not rows else "more than one session matches"
+            raise HistoryError(f"{problem} {session_id!r} in the run history at {self.path}")
+        return SessionRow.from_row(rows[0])
+
+    def session_chart(self, session_id: str) -> list[dict[str, Any]]:
+        """Per-run points for one session's chart: savings against the tail and summary budgets."""
+        return [
+            {
+                "run_id": run.id,
+                "created_at": run.created_at,
+                "label": run.label,
+                "summarizer": run.summarizer,
+                "savings_pct": run.savings_pct,
+                "tokens_after": run.tokens_after,
+                "tail_budget_tokens": run.tail_budget_tokens,
+                "summary_budget_tokens": run.summary_budget_tokens,
+                "tail_token_ratio": run.config.get("tail_token_ratio"),
+                "summary_ratio": run.config.get("summary_ratio"),
+                "fallback_used": run.fallback_used,
+            }
+            for run in reversed(self.runs(session=session_id, limit=None))
+        ]
+
+    def compare(self, a: int, b: int) -> Comparison:
+        """Config, figure, per-section and per-message-fate differences between two runs."""
+        return compare_runs(self.run(a), self.run(b))
+
+    # -- bundles ---------------------------------------------------------------------------
+
+    def export(self, run_id: int) -> dict[str, Any]:
+        """A self-contained JSON bundle of a run: conversation, config and result report."""
+        run = self.run(run_id)
+        session = self.session(run.session_id)
+        return {
+            "kind": BUNDLE_KIND,
+            "version": BUNDLE_VERSION,
+            "conversation": {
+                "title": session.title,
+                "format": session.format,
+                "messages": session.messages,
+            },
+            "config": run.config,
+            "result": run.report,
+            "run": {
+                "created_at": run.created_at,
+                "label": run.label,
+                "note": run.note,
+                "summarizer_info": run.summarizer_info,
+            },
+        }
+
+    def import_bundle(self, bundle: Any) -> int:
+        """Store a run from an `export()` bundle (a new run id; same session if already known)."""
+        if not isinstance(bundle, dict) or bundle.get("kind") != BUNDLE_KIND:
+            raise HistoryError(f"not a compaction-lab run bundle (expected kind {BUNDLE_KIND!r})")
+        if int(bundle.get("version") or 0) > BUNDLE_VERSION:
+            raise HistoryError(
+                f"the run bundle has version {bundle.get('version')}; this version of "
+                f"compaction-lab reads version {BUNDLE_VERSION}: upgrade to import it"
+            )
+        conversation = bundle.get("conversation")
+        result = bundle.get("result")
+        if not isinstance(conversation, dict) or not isinstance(conversation.get("messages"), list):
+            raise HistoryError("the run bundle has no 'conversation.messages' list")
+        if not isinstance(result, dict):
+            raise HistoryError("the run bundle has no 'result' report")
+        meta_raw = bundle.get("run")
+        meta: dict[str, Any] = meta_raw if isinstance(meta_raw, dict) else {}
+        report = dict(result)
+        if isinstance(bundle.get("config"), dict):
+            report["config"] = bundle["config"]
+        return self._insert(
+            _BundleConversation(conversation),
+            report,
+            meta.get("label"),
+            meta.get("note"),
+            meta.get("summarizer_info") if isinstance(meta.get("summarizer_info"), dict) else None,
+            str(meta["created_at"]) if meta.get("created_at") else None,
+        )
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> History:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _BundleConversation:
+    """The conversation part of a bundle, shaped like a Conversation for `session_record`."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.messages: list[Any] = data["messages"]
+        self.title: str | None = data.get("title")
+        self.format: str | None = data.get("format")
