@@ -23,6 +23,7 @@ from typing import Any
 
 from compaction.messages import Message, call_arguments, call_name, parse_arguments, tool_calls
 from compaction.messages import content_text as _content_text
+from compaction.probe_patterns import collapse, cut, error_lines, identifiers
 from compaction.summary import SUMMARY_PREFIX
 from compaction.tool_summaries import tool_kind
 
@@ -35,7 +36,6 @@ CATEGORIES: tuple[str, ...] = (
     "identifiers",
 )
 MAX_PER_CATEGORY = 50
-ERROR_MAX_CHARS = 160  # as Phase 1's error evidence
 COMMAND_MAX_CHARS = 80  # as Phase 1's terminal one-liner
 TEXT_MAX_CHARS = 160  # latest request snippet and constraint sentences
 
@@ -44,28 +44,9 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _CONSTRAINT = re.compile(
     r"\b(?:must|never|always|don't|do not|prefer|instead of|make sure|only)\b", re.I
 )
-_ERROR_LINE = re.compile(
-    r"(?m)^[ \t]*("
-    r"(?:[A-Za-z_][\w.]*\.)?(?:[A-Z]\w*)?(?:Error|Exception)\b(?:\[\w+\])?:[^\n]*"
-    r"|(?:error|fatal)(?:\[\w+\])?:[^\n]*"
-    r"|[^\n]*\bFAILED\b[^\n]*"
-    r"|[^\n]*(?i:\bexit(?:ed)?(?: with)? (?:code|status)|\"exit_code\")\s*[:=]?\s*-?[1-9]\d*\b"
-    r"[^\n]*"
-    r")$"
-)
-_NAMED_FAILURE = re.compile(r"(?:Error|Exception)\b|FAILED")
 _APPLY_PATCH_FILE = re.compile(r"\*\*\* (?:Update|Add) File: (\S+)")
 _REDIRECT = re.compile(r"(?<![<>&\d])>>?\s*['\"]?([\w./~-]+)")
 _SED_IN_PLACE = re.compile(r"^\s*sed\s+-i\b.*\s['\"]?([\w./~-]+)['\"]?\s*$")
-_IDENTIFIER = re.compile(
-    r"(?P<url>https?://[^\s<>\"'`()\[\]{}]+)"
-    r"|(?<![\w-])(?P<hash>(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40})(?![\w-])"
-    r"|(?<![\w&#/])(?P<issue>#\d{1,6})\b"
-    r"|(?<![\w.])(?P<version>v?\d+\.\d+\.\d+(?:-[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?|v\d+\.\d+)"
-    r"(?![\w]|\.\d)"
-    r"|(?:localhost|127\.0\.0\.1|0\.0\.0\.0)(?P<port>:\d{2,5})\b"
-    r"|(?P<portword>\b[Pp]ort\s*[=:]?\s*\d{2,5})\b"
-)
 _PATH_KEYS = ("path", "file_path", "filename", "target_file", "notebook_path")
 _COMMAND_KEYS = ("command", "cmd", "script", "input")
 
@@ -132,16 +113,6 @@ class Recall:
 def normalise(text: str) -> str:
     """Lower case, whitespace collapsed: the form facts and haystacks are compared in."""
     return " ".join(text.lower().split())
-
-
-def _collapse(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _cut(text: str, limit: int) -> str:
-    # The same cut as Phase 1 (minus its "..."), so a kept prefix is recognised as the fact.
-    text = _collapse(text)
-    return text if len(text) <= limit else text[:limit].rstrip()
 
 
 def _user_text(message: Message) -> str:
@@ -282,7 +253,8 @@ def mine_facts(messages: Sequence[Message], cap: int = MAX_PER_CATEGORY) -> list
             if not collector.full("constraints"):
                 collector.add_all("constraints", reversed(_constraints(text)), index)
         if role in ("tool", "user") and not collector.full("errors"):
-            collector.add_all("errors", reversed(_error_lines(_content_text(message))), index)
+            text = _readable(_content_text(message))
+            collector.add_all("errors", reversed(error_lines(text)), index)
         if role == "assistant":
             for call in reversed(tool_calls(message)):
                 if not isinstance(call, dict):
@@ -293,9 +265,9 @@ def mine_facts(messages: Sequence[Message], cap: int = MAX_PER_CATEGORY) -> list
                 collector.add_all("files", _written_paths(name, arguments, raw), index)
                 if tool_kind(name) == "terminal":
                     command = _command_text(arguments).strip().split("\n", 1)[0]
-                    collector.add("commands", _cut(command, COMMAND_MAX_CHARS), index)
+                    collector.add("commands", cut(command, COMMAND_MAX_CHARS), index)
         if not collector.full("identifiers"):
-            found = [_identifier(match) for match in _IDENTIFIER.finditer(message_text(message))]
+            found = identifiers(message_text(message))
             collector.add_all("identifiers", reversed(found), index)
     return [fact for name in CATEGORIES for fact in collector.facts[name]]
 
@@ -303,39 +275,16 @@ def mine_facts(messages: Sequence[Message], cap: int = MAX_PER_CATEGORY) -> list
 def _snippet(text: str) -> str:
     # The longest line is the most distinctive: first lines are often boilerplate or a greeting.
     lines = [line for line in text.splitlines() if line.strip()]
-    longest = max(lines, key=lambda line: len(_collapse(line)))
-    return _cut(longest, TEXT_MAX_CHARS)
+    longest = max(lines, key=lambda line: len(collapse(line)))
+    return cut(longest, TEXT_MAX_CHARS)
 
 
 def _constraints(text: str) -> list[str]:
     return [
-        _cut(sentence, TEXT_MAX_CHARS)
+        cut(sentence, TEXT_MAX_CHARS)
         for sentence in _SENTENCE_SPLIT.split(text)
         if len(sentence.strip()) >= 8 and _CONSTRAINT.search(sentence)
     ]
-
-
-def _error_lines(text: str) -> list[str]:
-    text = _readable(text)
-    lines = []
-    for line in _ERROR_LINE.findall(text):
-        collapsed = _collapse(line)
-        if (
-            len(collapsed) > ERROR_MAX_CHARS
-            and "exit" in collapsed.lower()
-            and not _NAMED_FAILURE.search(collapsed)
-        ):
-            continue  # a long blob that merely reports an exit code: no line to keep
-        lines.append(_cut(collapsed, ERROR_MAX_CHARS))
-    return lines
-
-
-def _identifier(match: re.Match[str]) -> str:
-    kind = match.lastgroup
-    value = match.group(kind) if kind else match.group(0)
-    if kind == "url":
-        return value.rstrip(".,;:!?'\"")
-    return value
 
 
 def haystack(messages: Sequence[Message]) -> str:

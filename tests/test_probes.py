@@ -5,7 +5,10 @@ from __future__ import annotations
 import copy
 import json
 import time
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from compaction.probes import CATEGORIES, Fact, mine_facts, normalise, recall
 from compaction.summary import SUMMARY_PREFIX
@@ -249,3 +252,24 @@ def test_mines_5000_messages_fast() -> None:
     started = time.perf_counter()
     assert recall(facts, messages[-400:]).total == len(facts)
     assert time.perf_counter() - started < 1.0
+
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+
+
+def corpus_files() -> list[Path]:
+    if not CORPUS.is_dir():
+        return []
+    return sorted(p for p in CORPUS.iterdir() if p.is_file() and p.name != "README.md")
+
+
+@pytest.mark.skipif(not corpus_files(), reason=f"the shared corpus is absent ({CORPUS})")
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name[:40])
+def test_every_fact_mined_from_a_real_transcript_is_found_in_it(path: Path) -> None:
+    from compaction.formats import load_for_cli
+
+    messages = load_for_cli(path).messages
+    facts = mine_facts(messages)
+    assert facts and facts[0].category == "latest_request"
+    result = recall(facts, messages)
+    assert result.lost == [], [f.text for f in result.lost]

@@ -337,3 +337,21 @@ def test_cli_unreadable_input_exits_two(tmp_path: Path, content: str | None, exp
     assert result.exit_code == 2
     assert expected in result.output
     assert "Traceback" not in result.output
+
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the shared corpus is absent ({CORPUS})")
+def test_cli_reads_every_corpus_transcript() -> None:
+    runner = CliRunner()
+    verdicts = {}
+    for path in sorted(CORPUS.iterdir()):
+        if path.name == "README.md":
+            continue
+        result = runner.invoke(main, ["validate", str(path), "--provider", "anthropic", "--json"])
+        assert result.exit_code in (0, 1), result.output
+        verdicts[path.name] = json.loads(result.output)["valid"]
+    # The Claude Code transcript came from the Anthropic API, so Anthropic accepted it.
+    claude = [name for name in verdicts if name.startswith("claudecode")]
+    assert claude and all(verdicts[name] for name in claude)
