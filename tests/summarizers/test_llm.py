@@ -21,6 +21,7 @@ from compaction.summarizers.base import StaticSummarizer, SummaryRequest
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.summarizers.factory import make_summarizer
 from compaction.summarizers.llm import LLMSummarizer
+from compaction.summarizers.llm_errors import classify_error, error_message
 from compaction.summary import SECTION_NAMES, parse_summary, render_summary
 
 API_KEY = "test-key"
@@ -419,3 +420,38 @@ def test_factory_errors_are_clear() -> None:
         make_summarizer("gpt")
     with pytest.raises(ConfigError, match="unknown fallback"):
         make_summarizer("extractive", fallback="none")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_cost_is_litellm_estimate_for_a_priced_model(llm_server: LLMServer, stream: bool) -> None:
+    import litellm  # already imported by the summariser; used here only to read the price map
+
+    llm = make_llm(llm_server, model="openai/gpt-4o-mini")
+    llm.summarize(make_request(), on_token=(lambda _t: None) if stream else None)
+    details = llm.last_details
+    price = litellm.get_model_info("gpt-4o-mini")
+    expected = (
+        details["prompt_tokens"] * price["input_cost_per_token"]
+        + details["completion_tokens"] * price["output_cost_per_token"]
+    )
+    assert details["cost"] == pytest.approx(expected)
+    assert details["cost"] > 0
+
+
+@pytest.mark.parametrize(
+    ("error", "kind"),
+    [
+        (TimeoutError("read timed out"), "transient"),
+        (ConnectionRefusedError("refused"), "transient"),
+        (ValueError("model 'llama9' not found, try pulling it first"), "unavailable"),
+        (ValueError("unexpected JSON in response"), "failed"),
+    ],
+)
+def test_errors_outside_http_are_classified(error: Exception, kind: str) -> None:
+    assert classify_error(error) == kind
+
+
+def test_error_messages_in_details_are_redacted_and_bounded() -> None:
+    message = error_message(RuntimeError(f"bad key {SECRETS[0]} " + "x" * 2000))
+    assert SECRETS[0] not in message
+    assert len(message) <= 500
