@@ -35,6 +35,15 @@ SYSTEM_PROMPT = (
 FALLBACKS = ("static", "extractive")
 
 
+class _CallbackError(Exception):
+    """Carries an exception raised by the caller's on_token out of the classification: a bug in
+    the UI callback must surface as itself, not be mistaken for a model failure."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(str(original))
+        self.original = original
+
+
 def _import_litellm() -> Any:
     os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     import litellm
@@ -156,6 +165,8 @@ class LLMSummarizer:
             try:
                 text, usage_details = self._call(model, messages, on_token)
                 break
+            except _CallbackError as exc:
+                raise exc.original from None
             except Exception as exc:  # litellm raises many classes; classify_error sorts them
                 kind = classify_error(exc)
                 if kind == "unavailable" and not retried and model != self.model:
@@ -248,7 +259,10 @@ class LLMSummarizer:
             piece = getattr(delta, "content", None) if delta is not None else None
             if piece:
                 pieces.append(piece)
-                on_token(piece)
+                try:
+                    on_token(piece)
+                except Exception as exc:
+                    raise _CallbackError(exc) from exc
         text = "".join(pieces)
         usage: dict[str, Any] = {"prompt_tokens": None, "completion_tokens": None, "cost": None}
         if chunks:

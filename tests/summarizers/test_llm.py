@@ -455,3 +455,13 @@ def test_error_messages_in_details_are_redacted_and_bounded() -> None:
     message = error_message(RuntimeError(f"bad key {SECRETS[0]} " + "x" * 2000))
     assert SECRETS[0] not in message
     assert len(message) <= 500
+
+
+def test_an_error_in_the_token_callback_is_not_a_model_failure(llm_server: LLMServer) -> None:
+    def broken(_piece: str) -> None:
+        raise KeyError("ui state gone")
+
+    llm = make_llm(llm_server, clock=FakeClock())
+    with pytest.raises(KeyError, match="ui state gone"):
+        llm.summarize(make_request(), on_token=broken)
+    assert not llm.cooldown_active()
