@@ -18,3 +18,6 @@ main.add_command(validate_command)
 from compaction.commands.convert import convert as convert_command  # noqa: E402
 
 main.add_command(convert_command)
+from compaction.commands.history import history_group  # noqa: E402
+
+main.add_command(history_group)
