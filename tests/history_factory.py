@@ -1,4 +1,4 @@
-"""Hand-built CompactionResults for history tests (real types, real to_dict; no Compactor needed)."""
+"""Hand-built CompactionResults for history tests: real types and to_dict, no Compactor."""
 
 from __future__ import annotations
 

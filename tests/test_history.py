@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import multiprocessing
-import sqlite3
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +58,8 @@ def test_migrates_from_each_earlier_version(_history_db: Path, applied: int) -> 
     build_migrations(applied).apply(db)
     # A run written by the older schema must survive the upgrade.
     db.execute(
-        "INSERT INTO sessions VALUES ('s1', 'old', 'openai', 1, 10, '[]', '2025-01-01', '2025-01-01')"
+        "INSERT INTO sessions VALUES "
+        "('s1', 'old', 'openai', 1, 10, '[]', '2025-01-01', '2025-01-01')"
     )
     db.execute(
         "INSERT INTO runs (session_id, created_at, config, summarizer, tokens_before, "
@@ -218,9 +216,7 @@ def test_compare_reports_config_figures_sections_and_fates() -> None:
     messages = conversation()
     with History() as history:
         a = history.record(messages, make_result(messages, "Stripe webhook"))
-        changed = make_result(
-            messages, "login page", config=CompactionConfig(tail_token_ratio=0.4)
-        )
+        changed = make_result(messages, "login page", config=CompactionConfig(tail_token_ratio=0.4))
         changed.fates[2] = "kept"
         changed.tokens_after = 300
         b = history.record(messages, changed)
@@ -232,7 +228,9 @@ def test_compare_reports_config_figures_sections_and_fates() -> None:
     assert figures["tokens_after"]["delta"] == -100 and figures["tokens_after"]["changed"]
     assert not figures["tokens_before"]["changed"]
     assert comparison.changed_sections == list(history_sections())
-    assert any(line.startswith("+") and "login page" in line for line in comparison.sections[0]["diff"])
+    assert any(
+        line.startswith("+") and "login page" in line for line in comparison.sections[0]["diff"]
+    )
     assert comparison.same_session and len(comparison.fates) == len(messages)
     assert [f["index"] for f in comparison.fates if f["changed"]] == [2]
     assert comparison.fates[2]["a"] == "folded" and comparison.fates[2]["b"] == "kept"
@@ -339,66 +337,3 @@ def test_no_key_ever_reaches_the_database_file(_history_db: Path) -> None:
     assert PLAIN_KEY.encode() not in data
     assert b"http://127.0.0.1:9/v1" in data  # the endpoint itself is kept
     assert b"Stripe webhook" in data  # the test reads the real bytes, not an empty file
-
-
-# -- concurrency -----------------------------------------------------------------------------------
-
-
-def _write_runs(path: str, worker: int, count: int) -> None:
-    with History(path) as history:
-        for n in range(count):
-            messages = conversation(f"topic {worker}")
-            history.record(messages, make_result(messages), label=f"w{worker}-{n}")
-
-
-def test_concurrent_writers_in_threads_lose_nothing(_history_db: Path) -> None:
-    shared = History()
-    errors: list[BaseException] = []
-
-    def own_connection(worker: int) -> None:
-        try:
-            _write_runs(str(_history_db), worker, 15)
-        except BaseException as exc:  # surfaced below: a thread's exception is otherwise lost
-            errors.append(exc)
-
-    def shared_connection(worker: int) -> None:
-        try:
-            for n in range(15):
-                messages = conversation(f"topic {worker}")
-                shared.record(messages, make_result(messages), label=f"w{worker}-{n}")
-        except BaseException as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=own_connection, args=(w,)) for w in range(3)]
-    threads += [threading.Thread(target=shared_connection, args=(w,)) for w in range(3, 6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
-    labels = {r.label for r in shared.runs(limit=None)}
-    shared.close()
-    assert labels == {f"w{w}-{n}" for w in range(6) for n in range(15)}
-
-
-def test_concurrent_writers_in_processes_lose_nothing(_history_db: Path) -> None:
-    # Four processes open a *new* file at once: migrations race too.
-    context = multiprocessing.get_context("fork")
-    processes = [
-        context.Process(target=_write_runs, args=(str(_history_db), w, 20)) for w in range(4)
-    ]
-    for process in processes:
-        process.start()
-    for process in processes:
-        process.join(timeout=120)
-    assert [p.exitcode for p in processes] == [0, 0, 0, 0]
-    with History() as history:
-        runs = history.runs(limit=None)
-        assert len(runs) == 80 and len({r.id for r in runs}) == 80
-        assert {r.label for r in runs} == {f"w{w}-{n}" for w in range(4) for n in range(20)}
-        assert len(history.sessions()) == 4
-        assert len(history.search("Stripe", limit=None)) == 80
-    db = sqlite3.connect(_history_db)
-    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    assert db.execute("SELECT COUNT(*) FROM summaries").fetchone()[0] == 80 * 13
-    db.close()
