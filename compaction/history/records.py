@@ -119,7 +119,13 @@ def run_columns(report: dict[str, Any], summarizer_info: dict[str, Any] | None) 
     config = clean.get("config") or {}
     phases = {p.get("name"): p for p in clean["phases"] if isinstance(p, dict)}
     durations = {str(name): float(p.get("duration_s") or 0.0) for name, p in phases.items()}
-    llm = (phases.get("summarize") or {}).get("details") or {}
+    summarize = (phases.get("summarize") or {}).get("details") or {}
+    # The Compactor nests the summariser's own account (model, usage, cost) one level down.
+    nested = summarize.get("summarizer_details")
+    llm = {**(nested if isinstance(nested, dict) else {}), **summarize}
+    for key in ("prompt_tokens", "completion_tokens", "cost", "model"):
+        if llm.get(key) is None and isinstance(nested, dict):
+            llm[key] = nested.get(key)
     return {
         "config": dumps(config),
         "summarizer": str(info.get("kind") or clean.get("summarizer") or "unknown"),
