@@ -10,16 +10,25 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError, HistoryError
-from compaction.history.scrub import scrub, scrub_messages
+from compaction.history.scrub import MessageRedactor, scrub, scrub_messages
 from compaction.messages import Message, content_text
 from compaction.summary import SECTION_NAMES
 
 _TITLE_CHARS = 80
+
+# Tuning means recording the same conversation again and again; redacting a multi-megabyte
+# session takes a second or more, hashing it a few milliseconds. So the redacted messages of the
+# last few conversations are kept, keyed by the hash of their raw canonical JSON.
+_RECENT_LIMIT = 4
+_recent: OrderedDict[str, tuple[str, list[Message]]] = OrderedDict()
+_recent_lock = threading.Lock()
 
 
 def canonical_json(value: Any) -> str:
@@ -32,6 +41,10 @@ def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def session_id(messages: list[Message]) -> str:
     """The session id of a conversation: sha256 of the canonical JSON of its *stored* messages.
 
@@ -39,8 +52,7 @@ def session_id(messages: list[Message]) -> str:
     conversation without secrets hashes its messages unchanged. Use this to look a loaded
     conversation up in the history.
     """
-    stored = scrub_messages(messages)
-    return hashlib.sha256(canonical_json(stored).encode("utf-8")).hexdigest()
+    return _sha256(canonical_json(scrub_messages(messages)))
 
 
 @dataclass
@@ -53,7 +65,9 @@ class SessionRecord:
     messages: list[Message]
 
 
-def session_record(conversation: Any, title: str | None = None) -> SessionRecord:
+def session_record(
+    conversation: Any, redactor: MessageRedactor | None = None, title: str | None = None
+) -> SessionRecord:
     """Accept a message list or any object with `.messages` (and optional `.title`, `.format`)."""
     if isinstance(conversation, list):
         messages, fmt = conversation, None
@@ -72,8 +86,22 @@ def session_record(conversation: Any, title: str | None = None) -> SessionRecord
                 f"cannot record the conversation: message {index} is a "
                 f"{type(message).__name__}, not a dict"
             )
-    stored = scrub_messages(messages)
-    digest = hashlib.sha256(canonical_json(stored).encode("utf-8")).hexdigest()
+    redactor = redactor or MessageRedactor()
+    raw_digest = _sha256(canonical_json(messages))
+    with _recent_lock:
+        known = _recent.get(raw_digest)
+        if known is not None:
+            _recent.move_to_end(raw_digest)
+    if known is not None:
+        digest, stored = known
+        redactor.prime(messages, stored)
+    else:
+        stored = redactor(messages)
+        digest = _sha256(canonical_json(stored))
+        with _recent_lock:
+            _recent[raw_digest] = (digest, stored)
+            while len(_recent) > _RECENT_LIMIT:
+                _recent.popitem(last=False)
     return SessionRecord(
         id=digest,
         title=scrub(title) if title else _default_title(stored),
@@ -92,7 +120,11 @@ def _default_title(messages: list[Message]) -> str | None:
     return None
 
 
-def run_columns(report: dict[str, Any], summarizer_info: dict[str, Any] | None) -> dict[str, Any]:
+def run_columns(
+    report: dict[str, Any],
+    summarizer_info: dict[str, Any] | None,
+    redactor: MessageRedactor | None = None,
+) -> dict[str, Any]:
     """The `runs` columns (minus ids, time, label, note) derived from a report dict.
 
     `report` is `CompactionResult.to_dict()` (or the `result` of an exported bundle); it is
@@ -111,10 +143,11 @@ def run_columns(report: dict[str, Any], summarizer_info: dict[str, Any] | None) 
         {k: v for k, v in p.items() if k != "messages"} if isinstance(p, dict) else p
         for p in phases_raw
     ]
+    redact_messages = redactor or MessageRedactor()
     clean: dict[str, Any] = scrub(raw)
     for phase, messages in zip(clean["phases"], phase_messages, strict=True):
         if isinstance(messages, list):
-            phase["messages"] = scrub_messages(messages)
+            phase["messages"] = redact_messages(messages)
     info = scrub(dict(summarizer_info or {}))
     config = clean.get("config") or {}
     phases = {p.get("name"): p for p in clean["phases"] if isinstance(p, dict)}
@@ -148,7 +181,7 @@ def run_columns(report: dict[str, Any], summarizer_info: dict[str, Any] | None) 
         "llm_prompt_tokens": _int(llm.get("prompt_tokens")),
         "llm_completion_tokens": _int(llm.get("completion_tokens")),
         "llm_cost": _float(llm.get("cost")),
-        "messages": dumps(scrub_messages(final_messages)),
+        "messages": dumps(redact_messages(final_messages)),
         "report": dumps(clean),
     }
 

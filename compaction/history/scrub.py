@@ -76,3 +76,31 @@ def scrub(value: Any) -> Any:
 def scrub_messages(messages: list[Message]) -> list[Message]:
     """Messages with secret shapes redacted from their text (structure and roles untouched)."""
     return list(redact_messages(messages))
+
+
+class MessageRedactor:
+    """Redacts each message object once, however often it appears.
+
+    A run's report holds the same message dicts many times (the input, each phase's output, the
+    final messages share unchanged messages by identity), and redaction scans every string with
+    several regular expressions — seconds for a multi-megabyte session if done per copy.
+    """
+
+    def __init__(self) -> None:
+        # id() -> (original, redacted); the original is kept so its id cannot be reused.
+        self._done: dict[int, tuple[Message, Message]] = {}
+
+    def prime(self, originals: list[Message], redacted: list[Message]) -> None:
+        """Record already-known redactions (pairwise) so they are not computed again."""
+        for original, clean in zip(originals, redacted, strict=True):
+            self._done[id(original)] = (original, clean)
+
+    def __call__(self, messages: list[Message]) -> list[Message]:
+        out: list[Message] = []
+        for message in messages:
+            hit = self._done.get(id(message))
+            if hit is None or hit[0] is not message:
+                hit = (message, redact_messages([message])[0])
+                self._done[id(message)] = hit
+            out.append(hit[1])
+        return out

@@ -17,6 +17,7 @@ from compaction.history.compare import Comparison, compare_runs
 from compaction.history.connection import HistoryDB
 from compaction.history.records import dumps, run_columns, session_record, summary_rows
 from compaction.history.rows import LIGHT_RUN_COLUMNS, RunRow, SessionRow
+from compaction.history.scrub import MessageRedactor
 
 BUNDLE_KIND = "compaction-lab/run"
 BUNDLE_VERSION = 1
@@ -71,8 +72,9 @@ class History:
         summarizer_info: dict[str, Any] | None,
         created_at: str | None,
     ) -> int:
-        session = session_record(conversation)
-        columns = run_columns(report, summarizer_info)
+        redactor = MessageRedactor()  # shared: the report repeats the input's message objects
+        session = session_record(conversation, redactor)
+        columns = run_columns(report, summarizer_info, redactor)
         sections = summary_rows(json.loads(columns["report"]).get("summary"))
         tokens = int(report.get("tokens_before") or 0)
 
