@@ -337,3 +337,18 @@ def test_no_key_ever_reaches_the_database_file(_history_db: Path) -> None:
     assert PLAIN_KEY.encode() not in data
     assert b"http://127.0.0.1:9/v1" in data  # the endpoint itself is kept
     assert b"Stripe webhook" in data  # the test reads the real bytes, not an empty file
+
+
+def test_recording_the_same_secret_conversation_twice_stays_redacted(_history_db: Path) -> None:
+    # The second record reuses the remembered redaction: it must be just as clean.
+    messages = conversation()
+    messages.append({"role": "user", "content": f"key {SECRET}"})
+    with History() as history:
+        first = history.record(messages, make_result(messages))
+        second = history.record([dict(m) for m in messages], make_result(messages))
+        assert history.run(first).session_id == history.run(second).session_id
+        assert history.run(second).session_id == session_id(messages)
+        assert len(history.sessions()) == 1
+        assert SECRET not in json.dumps(history.session(session_id(messages)).to_dict())
+    data = b"".join(p.read_bytes() for p in _history_db.parent.iterdir())
+    assert SECRET.encode() not in data
