@@ -106,7 +106,7 @@ def list_command(
         f"{'TOKENS BEFORE → AFTER':<21} {'SAVED':>6}  LABEL"
     )
     for run in runs:
-        click.echo(_run_line(run))
+        click.echo(_run_line(run).rstrip())
 
 
 @history_group.command("show")
