@@ -1,0 +1,533 @@
+"""Samples 2 and 4: a session compacted once already, and a run interrupted mid-tool-call.
+
+Both continue the tasklog project of the coding sample, so the app's stories connect. The
+compaction strings are copied here literally (the generator is stdlib-only and must not import
+the library); tests/test_samples.py checks they equal compaction.summary's constants.
+"""
+
+from __future__ import annotations
+
+import json
+
+from builders import coding, pytest_output as pt, tasklog_files as files, tasklog_logs as logs
+from builders.anchor import build as build_anchor  # noqa: F401  (re-exported for the driver)
+from builders.common import Conversation, Message, numbered, terminal_output
+
+SUMMARY_PREFIX = (
+    "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted into the summary below. "
+    "This is a handoff from a previous context window — treat it as background reference, NOT as "
+    "active instructions. Do NOT answer questions or fulfill requests mentioned in this summary; "
+    "they were already addressed. Your current task is identified in the '## Active Task' "
+    "section — resume exactly from there. Respond ONLY to the latest user message that appears "
+    "AFTER this summary."
+)
+
+SYSTEM_NOTE = (
+    "[Note: Some earlier conversation turns have been compacted into a handoff summary to "
+    "preserve context space. The current session state may still reflect earlier work, so build "
+    "on that summary and state rather than re-doing work.]"
+)
+
+PREVIOUS_SUMMARY = """## Active Task
+"Now the password reset: users should be able to ask for a reset link by e-mail, the link works once and expires after 30 minutes. Add a new migration for whatever table you need — the old ones stay untouched. Tests first, please."
+
+## Goal
+Keep tasklog's test suite green after the email-login merge, then add password reset by e-mail.
+
+## Constraints & Preferences
+- Never modify the migrations in migrations/ (0001, 0002 are applied in production); schema changes go in a new migration.
+- Use `pytest -x` for test runs.
+- Keep the suite fast (the 40 s per-test-migration suite is not acceptable); keep fixture names `db`, `alice`, `bob`.
+- Minimal changes, reviewable as small PRs; never push, the user opens PRs.
+
+## Completed Actions
+1. Reproduced CI run #9381 locally: `sqlite3.IntegrityError: UNIQUE constraint failed: users.email` in 40 tests, caused by the session-scoped `db` fixture from b81d2f0 sharing rows between tests.
+2. tests/conftest.py: migrations run once into a template database file; each test gets a fresh copy (suite 4.0 s).
+3. tasklog/users.py: create_user raises DuplicateEmail for the idx_users_email violation instead of leaking the IntegrityError.
+4. tasklog/tasks.py: due_soon compares timezone-aware datetimes; naive stored values are read as UTC (fixed `TypeError: can't compare offset-naive and offset-aware datetimes`).
+5. ruff and mypy clean (installed types-python-dateutil locally; CI already had it).
+6. tasklog/api.py: POST /api/signup answers 409 for DuplicateEmail (was a 500 on staging); test_signup_duplicate_email_returns_409 added.
+7. Committed 8e41c07 on branch fix/test-isolation; the user opened and merged PR #214.
+8. Reported one legacy case-duplicate on staging (p.nakamura@example.org, two capitalisations); the user will clean it up by hand.
+9. Read tasklog/users.py, tasklog/api.py and tests/conftest.py on main after the merge to plan the password reset.
+
+## Active State
+Branch main at 5f0c2aa (PR #214 merged). 217 tests pass with `pytest -x`. No uncommitted changes.
+
+## In Progress
+Designing password reset: token table in a new migration 0003, tokens stored hashed.
+
+## Blocked
+None.
+
+## Key Decisions
+- Test isolation by copying a migrated template database, not by relaxing the e-mail index (would need a migration).
+- DuplicateEmail is translated only for the e-mail index; duplicate usernames still raise IntegrityError.
+- Reset tokens: 32 random bytes (secrets.token_urlsafe), only their SHA-256 stored, single use, 30-minute expiry.
+
+## Resolved Questions
+- Why did CI fail after the merge? Shared session database plus e-mail normalisation (see Completed Actions 1).
+- Is the staging 500 on signup the same bug? Yes, the unhandled IntegrityError.
+
+## Pending User Asks
+Password reset by e-mail (see Active Task).
+
+## Relevant Files
+- tests/conftest.py — template-copy `db` fixture
+- tasklog/users.py — create_user, DuplicateEmail, authenticate
+- tasklog/api.py — signup/login endpoints
+- migrations/0001_init.sql, migrations/0002_add_email.sql — read-only
+- tasklog/mail.py — send_mail(to, subject, body) over SMTP (settings MAIL_HOST, MAIL_PORT)
+
+## Remaining Work
+- Migration 0003 for password_resets; tasklog/reset.py; API endpoints; tests; docs in README.
+
+## Critical Context
+- Staging: deploy@staging-1, database /srv/tasklog/data/tasklog.sqlite3.
+- Local SMTP debugging: `python -m aiosmtpd -n -l localhost:8025` prints mails to stdout."""
+
+MIGRATION_3 = """-- 0003_password_resets.sql: single-use password reset tokens
+CREATE TABLE password_resets (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    user_id     INTEGER NOT NULL REFERENCES users (id),
+    token_hash  TEXT    NOT NULL UNIQUE,
+    created_at  TEXT    NOT NULL,
+    expires_at  TEXT    NOT NULL,
+    used_at     TEXT
+);
+CREATE INDEX idx_password_resets_user ON password_resets (user_id);"""
+
+RESET_PY = '''"""Password reset by e-mail: single-use tokens that expire after 30 minutes.
+
+Only the SHA-256 of a token is stored, so a leaked database does not leak working reset links.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import sqlite3
+from datetime import datetime, timedelta, timezone
+
+from tasklog import mail, users
+
+TOKEN_LIFETIME = timedelta(minutes=30)
+
+
+class InvalidToken(Exception):
+    """The token is unknown, already used or expired."""
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode("ascii")).hexdigest()
+
+
+def request_reset(conn: sqlite3.Connection, email: str, base_url: str) -> None:
+    """Send a reset link if the address has an account; say nothing either way (no enumeration)."""
+    user = users.find_by_login(conn, email)
+    if user is None:
+        return
+    token = secrets.token_urlsafe(32)
+    now = datetime.now(timezone.utc)
+    conn.execute(
+        "INSERT INTO password_resets (user_id, token_hash, created_at, expires_at) "
+        "VALUES (?, ?, ?, ?)",
+        (user.id, _hash(token), now.isoformat(), (now + TOKEN_LIFETIME).isoformat()),
+    )
+    conn.commit()
+    mail.send_mail(
+        user.email,
+        "Reset your tasklog password",
+        f"Hello {user.username},\\n\\nReset your password within 30 minutes:\\n"
+        f"{base_url}/reset?token={token}\\n\\nIf you did not ask for this, ignore this e-mail.",
+    )
+
+
+def reset_password(conn: sqlite3.Connection, token: str, new_password: str) -> users.User:
+    row = conn.execute(
+        "SELECT id, user_id, expires_at, used_at FROM password_resets WHERE token_hash = ?",
+        (_hash(token),),
+    ).fetchone()
+    now = datetime.now(timezone.utc)
+    if row is None or row["used_at"] is not None:
+        raise InvalidToken("unknown or already used")
+    if datetime.fromisoformat(row["expires_at"]) < now:
+        raise InvalidToken("expired")
+    users.set_password(conn, row["user_id"], new_password)
+    conn.execute("UPDATE password_resets SET used_at = ? WHERE id = ?", (now.isoformat(), row["id"]))
+    conn.commit()
+    return users.get_user(conn, row["user_id"])'''
+
+TEST_RESET = '''from datetime import timedelta
+
+import pytest
+from freezegun import freeze_time
+
+from tasklog import reset, users
+
+
+@pytest.fixture
+def outbox(monkeypatch):
+    sent = []
+    monkeypatch.setattr("tasklog.mail.send_mail", lambda to, subject, body: sent.append((to, subject, body)))
+    return sent
+
+
+def _token(outbox):
+    return outbox[-1][2].split("token=", 1)[1].split()[0]
+
+
+def test_reset_flow(db, alice, outbox):
+    reset.request_reset(db, "ALICE@example.com", "https://tasklog.test")
+    assert outbox[0][0] == "alice@example.com"
+    user = reset.reset_password(db, _token(outbox), "a brand new password")
+    assert users.authenticate(db, "alice", "a brand new password") == user
+
+
+def test_token_is_single_use(db, alice, outbox):
+    reset.request_reset(db, "alice@example.com", "https://tasklog.test")
+    token = _token(outbox)
+    reset.reset_password(db, token, "a brand new password")
+    with pytest.raises(reset.InvalidToken, match="already used"):
+        reset.reset_password(db, token, "yet another password")
+
+
+def test_token_expires_after_30_minutes(db, alice, outbox):
+    with freeze_time("2024-06-04 10:00:00") as frozen:
+        reset.request_reset(db, "alice@example.com", "https://tasklog.test")
+        frozen.tick(timedelta(minutes=31))
+        with pytest.raises(reset.InvalidToken, match="expired"):
+            reset.reset_password(db, _token(outbox), "a brand new password")
+
+
+def test_unknown_address_sends_nothing(db, outbox):
+    reset.request_reset(db, "nobody@example.com", "https://tasklog.test")
+    assert outbox == []
+
+
+def test_delete_user_with_pending_reset(db, alice, outbox):
+    reset.request_reset(db, "alice@example.com", "https://tasklog.test")
+    users.delete_user(db, alice.id)
+    assert users.list_users(db) == []'''
+
+SET_PASSWORD = '''
+
+def set_password(conn: sqlite3.Connection, user_id: int, password: str) -> None:
+    conn.execute(
+        "UPDATE users SET password_hash = ? WHERE id = ?", (hash_password(password), user_id)
+    )
+    conn.commit()'''
+
+DELETE_OLD = """        conn.execute("DELETE FROM task_assignees WHERE user_id = ?", (user_id,))"""
+DELETE_NEW = """        conn.execute("DELETE FROM task_assignees WHERE user_id = ?", (user_id,))
+        conn.execute("DELETE FROM password_resets WHERE user_id = ?", (user_id,))"""
+
+
+def _fk_failure() -> str:
+    text = f"""{pt.SESSION_HEADER.format(verbose="", count=5)}
+tests/test_reset.py ....F                                                 [100%]
+
+=================================== FAILURES ===================================
+_____________________ test_delete_user_with_pending_reset ______________________
+
+db = <sqlite3.Connection object at 0x7fd90c2e1a40>
+alice = User(id=1, username='alice', email='alice@example.com', created_at='2024-06-04T08:12:40+00:00', is_admin=False)
+outbox = [('alice@example.com', 'Reset your tasklog password', 'Hello alice,\\n\\nReset your password within 30 minutes:\\nhttps://tasklog.test/reset?token=q1Jk...')]
+
+    def test_delete_user_with_pending_reset(db, alice, outbox):
+        reset.request_reset(db, "alice@example.com", "https://tasklog.test")
+>       users.delete_user(db, alice.id)
+
+tests/test_reset.py:49: 
+_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ 
+
+conn = <sqlite3.Connection object at 0x7fd90c2e1a40>, user_id = 1
+
+    def delete_user(conn: sqlite3.Connection, user_id: int) -> None:
+        with conn:
+            conn.execute("DELETE FROM task_assignees WHERE user_id = ?", (user_id,))
+>           conn.execute("DELETE FROM users WHERE id = ?", (user_id,))
+E           sqlite3.IntegrityError: FOREIGN KEY constraint failed
+
+tasklog/users.py:128: IntegrityError
+=========================== short test summary info ============================
+FAILED tests/test_reset.py::test_delete_user_with_pending_reset - sqlite3.IntegrityError: FOREIGN KEY constraint failed
+!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!
+========================= 1 failed, 8 passed in 1.12s =========================="""
+    return terminal_output(text, 1)
+
+
+def _smtp_log(count: int) -> str:
+    blocks = []
+    for index in range(count):
+        token = f"{index:02d}" + "q1JkZt8mW3xYbN0pV7cR5sLd2HfGa9Ue4KoTiEyB6"[index % 7 :][:41]
+        minute = 14 + index
+        blocks.append(
+            f"""---------- MESSAGE FOLLOWS ----------
+Content-Type: text/plain; charset="utf-8"
+Content-Transfer-Encoding: 7bit
+MIME-Version: 1.0
+Subject: Reset your tasklog password
+From: tasklog <no-reply@tasklog.dev>
+To: {("alice", "bob", "carol")[index % 3]}@example.com
+Date: Tue, 04 Jun 2024 08:{minute:02d}:07 -0000
+Message-ID: <171748{index:04d}.2291.{index * 7919 % 100000:05d}@laptop-maya>
+X-Peer: ('127.0.0.1', {51200 + index * 3})
+
+Hello {("alice", "bob", "carol")[index % 3]},
+
+Reset your password within 30 minutes:
+http://127.0.0.1:5000/reset?token={token}
+
+If you did not ask for this, ignore this e-mail.
+------------ END MESSAGE ------------"""
+        )
+    return "\n".join(blocks)
+
+
+def build_already_compacted() -> list[Message]:
+    c = Conversation("already-compacted")
+    c.system(coding.SYSTEM + "\n\n" + SYSTEM_NOTE)
+    c.user(coding.FIRST_REQUEST)
+    c.assistant(
+        "I'll reproduce the failure locally with `pytest -x`, read the failing test and the code "
+        "it exercises, and fix the root cause without touching migrations/."
+    )
+    c.user(SUMMARY_PREFIX + "\n" + PREVIOUS_SUMMARY)
+    c.assistant(
+        "Resuming the password reset. Plan: migration 0003 with a password_resets table, "
+        "tasklog/reset.py for issuing and redeeming tokens, tests first as requested, then the "
+        "API endpoints."
+    )
+    c.call("read_file", {"path": "tasklog/db.py"}, numbered(files.DB_PY))
+    c.call(
+        "terminal",
+        {"command": "ls migrations && git log --oneline -3"},
+        terminal_output(
+            "0001_init.sql\n0002_add_email.sql\n"
+            "5f0c2aa (HEAD -> main, origin/main) Merge pull request #214 from maya/fix/test-isolation\n"
+            "8e41c07 Isolate test databases; raise DuplicateEmail; aware due_soon\n"
+            "4c1e9a7 Merge branch 'email-login'",
+            0,
+        ),
+    )
+    c.call(
+        "write_file",
+        {"path": "tests/test_reset.py", "content": TEST_RESET},
+        json.dumps({"bytes_written": len(TEST_RESET.encode()), "dirs_created": False}),
+        text="Tests first: the flow, single use, expiry, no user enumeration, and deletion.",
+    )
+    c.call(
+        "terminal",
+        {"command": "python -m pytest -x tests/test_reset.py"},
+        terminal_output(
+            f"{pt.SESSION_HEADER.format(verbose='', count=5)}\n"
+            "tests/test_reset.py E                                                     [ 20%]\n\n"
+            "==================================== ERRORS ====================================\n"
+            "_______________________ ERROR collecting tests/test_reset.py ____________________\n"
+            "ImportError while importing test module '/home/maya/src/tasklog/tests/test_reset.py'.\n"
+            "tests/test_reset.py:7: in <module>\n    from tasklog import reset, users\n"
+            "E   ImportError: cannot import name 'reset' from 'tasklog' (/home/maya/src/tasklog/tasklog/__init__.py)\n"
+            "=========================== short test summary info ============================\n"
+            "ERROR tests/test_reset.py\n!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!\n"
+            "=============================== 1 error in 0.31s ===============================",
+            2,
+        ),
+    )
+    c.call(
+        "write_file",
+        {"path": "migrations/0003_password_resets.sql", "content": MIGRATION_3},
+        json.dumps({"bytes_written": len(MIGRATION_3.encode()), "dirs_created": False}),
+        text="Red as expected. A new migration (0001 and 0002 stay untouched):",
+    )
+    c.call(
+        "write_file",
+        {"path": "tasklog/reset.py", "content": RESET_PY},
+        json.dumps({"bytes_written": len(RESET_PY.encode()), "dirs_created": False}),
+    )
+    c.call(
+        "terminal",
+        {"command": f"cat >> tasklog/users.py << 'EOF'{SET_PASSWORD}\nEOF\npython -m pytest -x tests/test_reset.py"},
+        _fk_failure(),
+    )
+    c.assistant(
+        "Four of five pass. test_delete_user_with_pending_reset fails with `sqlite3.IntegrityError: "
+        "FOREIGN KEY constraint failed`: password_resets.user_id references users, and "
+        "delete_user only clears task_assignees. I'll delete the user's reset rows in the same "
+        "transaction rather than adding ON DELETE CASCADE, which would need another migration "
+        "for a table we just created — cleaner to keep 0003 as it is."
+    )
+    c.call(
+        "patch",
+        {"path": "tasklog/users.py", "mode": "replace", "old_string": DELETE_OLD, "new_string": DELETE_NEW},
+        json.dumps({"success": True, "diff": f"--- a/tasklog/users.py\n+++ b/tasklog/users.py\n@@\n {DELETE_OLD.strip()}\n+{DELETE_NEW.split(chr(10))[1].strip()}", "files_modified": ["tasklog/users.py"]}),
+    )
+    c.call("terminal", {"command": "python -m pytest -x"}, coding.passing_run(222, "4.38"))
+    c.user(
+        "Good. Before the API part, show me what the mail actually looks like — run it against a "
+        "local debugging SMTP server, a few resets for different users."
+    )
+    c.call(
+        "terminal",
+        {
+            "command": "(python -m aiosmtpd -n -l localhost:8025 > /tmp/smtp.log 2>&1 &) && sleep 1 && "
+            "MAIL_PORT=8025 python -m tasklog.cli demo-reset alice bob carol --repeat 8 && cat /tmp/smtp.log"
+        },
+        terminal_output(_smtp_log(24), 0),
+    )
+    c.assistant(
+        "Each mail has the subject, the 30-minute notice and a single link with a URL-safe token; "
+        "the address is the normalised one. The links point at 127.0.0.1:5000 because base_url "
+        "comes from the request in the demo command."
+    )
+    c.call("read_file", {"path": "tasklog/api.py"}, numbered(coding.API_PY))
+    c.call(
+        "terminal",
+        {"command": "python -m pytest -x -vv -o log_cli=true --log-cli-level=DEBUG"},
+        terminal_output(pt.verbose_run().replace("216", "222"), 0),
+    )
+    c.user(
+        "Also rate-limit reset requests: at most 3 per address per hour, and answer the API call "
+        "the same way whether or not the limit was hit, so nobody can probe for accounts."
+    )
+    c.assistant(
+        "Understood: a per-address limit of 3 per rolling hour, counted from password_resets "
+        "rows, with an identical 202 response either way. I'll start with the tests."
+    )
+    c.call(
+        "search_files",
+        {"pattern": "password_resets", "path": "."},
+        json.dumps(
+            {
+                "total_count": 4,
+                "matches": [
+                    {"path": "migrations/0003_password_resets.sql", "line": 2, "content": "CREATE TABLE password_resets ("},
+                    {"path": "tasklog/reset.py", "line": 33, "content": '"INSERT INTO password_resets (user_id, token_hash, created_at, expires_at) "'},
+                    {"path": "tasklog/reset.py", "line": 50, "content": '"SELECT id, user_id, expires_at, used_at FROM password_resets WHERE token_hash = ?",'},
+                    {"path": "tasklog/users.py", "line": 129, "content": 'conn.execute("DELETE FROM password_resets WHERE user_id = ?", (user_id,))'},
+                ],
+            },
+            indent=1,
+        ),
+    )
+    return c.messages
+
+
+def build_orphans() -> list[Message]:
+    c = Conversation("orphans")
+    c.system(coding.SYSTEM)
+    c.user(
+        "We need to backfill `email_verified` for existing accounts on STAGING (migration 0004 "
+        "added the column, default 0). Everyone who has logged in by e-mail since May counts as "
+        "verified. Use the CLI's backfill command, staging only, and show me the counts before "
+        "and after."
+    )
+    c.assistant(
+        "I'll check the backfill command, dry-run it against a copy of the staging database, "
+        "then run it on staging and compare counts."
+    )
+    c.call("read_file", {"path": "tasklog/users.py"}, numbered(files.USERS_PY))
+    c.call(
+        "terminal",
+        {"command": "python -m tasklog.cli backfill --help"},
+        terminal_output(
+            "Usage: python -m tasklog.cli backfill [OPTIONS] FIELD\n\n"
+            "  Fill a column for existing rows from the audit log.\n\n"
+            "Options:\n  --db PATH        database file  [env var: TASKLOG_DB; required]\n"
+            "  --since DATE     only consider audit events after DATE\n"
+            "  --batch INTEGER  rows per transaction  [default: 500]\n"
+            "  --dry-run        report what would change, change nothing\n  --help           Show this message and exit.",
+            0,
+        ),
+    )
+    c.call(
+        "terminal",
+        {"command": "ssh deploy@staging-1 journalctl -u tasklog --since 07:00 --until 08:00 --no-pager"},
+        terminal_output(logs.staging_log(), 0),
+        text="First, confirm staging is quiet enough for a write-heavy job:",
+    )
+    # A result lost when the agent's previous process crashed: the call stays without a result.
+    c.call(
+        "terminal",
+        {"command": "scp deploy@staging-1:/srv/tasklog/data/tasklog.sqlite3 /tmp/staging-copy.sqlite3"},
+        None,
+        text="Copying the staging database for a dry run.",
+    )
+    c.user(
+        "Your last command seems to have hung — the agent crashed and I restarted it. The copy is "
+        "in /tmp/staging-copy.sqlite3 anyway, I made it by hand. Carry on."
+    )
+    c.call(
+        "terminal",
+        {"command": "sqlite3 /tmp/staging-copy.sqlite3 \"SELECT email_verified, COUNT(*) FROM users GROUP BY 1;\""},
+        terminal_output("0|48212", 0),
+    )
+    c.call(
+        "terminal",
+        {"command": "TASKLOG_DB=/tmp/staging-copy.sqlite3 python -m tasklog.cli backfill email_verified --since 2024-05-01 --dry-run"},
+        terminal_output(
+            "\n".join(
+                f"[dry-run] batch {n:>3}: {500 if n < 61 else 187} rows would change (users.id {1 + (n - 1) * 500}..{min(n * 500, 30687)})"
+                for n in range(1, 62)
+            )
+            + "\n[dry-run] total: 30,187 of 48,212 users would be marked verified",
+            0,
+        ),
+    )
+    c.call("terminal", {"command": "python -m pytest -x -vv -o log_cli=true --log-cli-level=DEBUG"},
+           terminal_output(pt.verbose_run(), 0),
+           text="Before touching staging, the suite on this branch:")
+    c.assistant(
+        "Dry run on the copy: 30,187 of 48,212 users would be marked verified, in 61 batches. "
+        "Running it for real on staging now."
+    )
+    # Interrupted by the user with Ctrl-C: this call never gets a result.
+    c.call(
+        "terminal",
+        {"command": "ssh deploy@staging-1 'cd /srv/tasklog && TASKLOG_DB=$TASKLOG_PROD_DB venv/bin/python -m tasklog.cli backfill email_verified --since 2024-05-01'"},
+        None,
+    )
+    c.user(
+        "STOP. I hit Ctrl-C — that command used $TASKLOG_PROD_DB, which is the production database "
+        "mounted read-only on staging for reports. Nothing should have been written, but check. "
+        "Use /srv/tasklog/data/tasklog.sqlite3 explicitly."
+    )
+    # The killed process's output, flushed after the restart under the call id it had in the
+    # crashed process: no call in this transcript has that id.
+    c.tool_result(
+        "call_7rWkQ2mXn4pLs9Vb1cTe8yHd",
+        terminal_output(
+            "backfill email_verified since 2024-05-01 on /mnt/prod-ro/tasklog.sqlite3\n"
+            "Traceback (most recent call last):\n"
+            '  File "/srv/tasklog/tasklog/cli.py", line 142, in backfill\n'
+            "    conn.execute(UPDATE_SQL, batch)\n"
+            "sqlite3.OperationalError: attempt to write a readonly database\n"
+            "^C\nAborted!",
+            130,
+        ),
+    )
+    c.assistant(
+        "The late output above (from the interrupted run) shows `sqlite3.OperationalError: "
+        "attempt to write a readonly database` on the first batch, so production was not "
+        "modified. Verifying, then running against the staging file explicitly."
+    )
+    c.call(
+        "terminal",
+        {"command": "ssh deploy@staging-1 \"sqlite3 /mnt/prod-ro/tasklog.sqlite3 'SELECT email_verified, COUNT(*) FROM users GROUP BY 1;'\""},
+        terminal_output("0|51877", 0),
+    )
+    c.call(
+        "terminal",
+        {"command": "ssh deploy@staging-1 'cd /srv/tasklog && venv/bin/python -m tasklog.cli backfill email_verified --db /srv/tasklog/data/tasklog.sqlite3 --since 2024-05-01' | tail -n 3"},
+        terminal_output(
+            "batch  60: 500 rows updated (users.id 29501..30000)\n"
+            "batch  61: 187 rows updated (users.id 30001..30687)\ntotal: 30,187 of 48,212 users marked verified",
+            0,
+        ),
+    )
+    c.assistant(
+        "Done. Production: untouched (all 51,877 users still email_verified = 0; the interrupted "
+        "run failed on its first write because the mount is read-only). Staging: before 0 / "
+        "48,212 verified, after 30,187 / 48,212, matching the dry run."
+    )
+    return c.messages
