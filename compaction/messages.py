@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from compaction.errors import InvalidConversationError
+from compaction.summary import SUMMARY_PREFIX
 
 Message = dict[str, Any]
 
@@ -110,9 +111,17 @@ def prepend_text(content: Any, text: str, separator: str = "\n\n") -> Any:
     return f"{text}{separator}{base}" if base else text
 
 
+def is_summary_message(message: Message) -> bool:
+    """True when the message is (or starts with) an earlier compaction summary."""
+    return content_text(message).startswith(SUMMARY_PREFIX)
+
+
 def last_user_index(messages: Sequence[Message], start: int = 0) -> int | None:
+    """The latest real user message at or after `start`; earlier summaries sent as user messages
+    do not count (anchoring to one would stop every later compaction with an empty middle)."""
     for index in range(len(messages) - 1, start - 1, -1):
-        if messages[index].get("role") == "user":
+        message = messages[index]
+        if message.get("role") == "user" and not is_summary_message(message):
             return index
     return None
 

@@ -1,0 +1,210 @@
+"""Compactor: runs the five phases and keeps what must survive between compactions.
+
+State across calls — the last summary, the ineffective-compaction count — is what stops an agent
+from thrashing: after `max_ineffective` compactions in a row that freed little, automatic
+compaction stops and suggests a new session instead of looping. A manual (forced) compaction
+always runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from compaction.config import CompactionConfig
+from compaction.messages import Message, validate_messages
+from compaction.phases.assemble import assemble
+from compaction.phases.boundaries import boundaries_phase
+from compaction.phases.cleanup import cleanup
+from compaction.phases.prune import prune
+from compaction.phases.summarize import summarize_phase
+from compaction.result import FATE_ORDER, KEPT, CompactionResult, PhaseResult
+from compaction.summarizers.base import OnToken, Summarizer
+from compaction.summarizers.extractive import ExtractiveSummarizer
+from compaction.tokens import TokenCounter, make_counter
+
+INEFFECTIVE_REASON = "ineffective compression — consider starting a new session (/new)"
+NOTHING_TO_COMPRESS = "nothing to compress"
+NEW_SESSION_SUGGESTION = (
+    "Compaction keeps freeing little context: consider starting a new session (/new)."
+)
+
+
+class Compactor:
+    """Compacts conversations; one instance per agent session (it remembers between calls)."""
+
+    def __init__(
+        self,
+        config: CompactionConfig | None = None,
+        summarizer: Summarizer | None = None,
+        counter: TokenCounter | None = None,
+    ) -> None:
+        self.config = config or CompactionConfig()
+        self.summarizer: Summarizer = summarizer or ExtractiveSummarizer()
+        self.counter: TokenCounter = counter or make_counter(self.config.counter, self.config.model)
+        self.previous_summary: str | None = None
+        self.ineffective_count = 0
+        self._fallback_summarizer = ExtractiveSummarizer()
+
+    def count_tokens(self, messages: Sequence[Message]) -> int:
+        return self.counter.count_messages(messages)
+
+    def should_compress(self, messages: Sequence[Message]) -> bool:
+        """True when automatic compaction would run: at the threshold, and not thrashing."""
+        if self.ineffective_count >= self.config.max_ineffective:
+            return False
+        return self.count_tokens(messages) >= self.config.threshold_tokens
+
+    def compress(
+        self,
+        messages: Sequence[Message],
+        focus: str | None = None,
+        force: bool = False,
+        on_token: OnToken | None = None,
+    ) -> CompactionResult:
+        """Compact `messages` (never modified). `force=True` is the manual `/compress`."""
+        checked, repairs = validate_messages(messages)
+        config = self.config
+        tokens = [self.counter.count_message(message) for message in checked]
+        tokens_before = sum(tokens)
+        base: dict[str, Any] = {
+            "repairs": repairs,
+            "focus": focus or None,
+            "config": config.to_dict(),
+            "summarizer": getattr(self.summarizer, "name", type(self.summarizer).__name__),
+        }
+
+        if not force:
+            reason = None
+            if self.ineffective_count >= config.max_ineffective:
+                reason = INEFFECTIVE_REASON
+            elif tokens_before < config.threshold_tokens:
+                reason = (
+                    f"below the threshold: {tokens_before:,} tokens < "
+                    f"{config.threshold_tokens:,} ({config.threshold_ratio:.0%} of "
+                    f"{config.context_length:,})"
+                )
+            if reason is not None:
+                return self._skipped(checked, [], tokens_before, reason, base)
+
+        pruned = prune(checked, config, self.counter, tokens)
+        pruned_tokens = [
+            self.counter.count_message(m) if i in pruned.fates else tokens[i]
+            for i, m in enumerate(pruned.messages)
+        ]
+        bounds_phase, bounds = boundaries_phase(pruned.messages, pruned_tokens, config)
+        bounds_phase.tokens_before = bounds_phase.tokens_after = pruned.tokens_after
+        if bounds.tail_start <= bounds.head_end:
+            return self._skipped(
+                checked, [pruned, bounds_phase], tokens_before, NOTHING_TO_COMPRESS, base
+            )
+
+        middle_tokens = sum(pruned_tokens[bounds.head_end : bounds.tail_start])
+        summary_phase, outcome, taken_out = summarize_phase(
+            pruned.messages,
+            checked,
+            bounds.head_end,
+            bounds.tail_start,
+            middle_tokens,
+            config,
+            self.summarizer,
+            previous_summary=self.previous_summary,
+            focus=focus,
+            on_token=on_token,
+            fallback_summarizer=self._fallback_summarizer,
+        )
+        summary_phase.tokens_before = summary_phase.tokens_after = pruned.tokens_after
+        tail_taken_out = {i for i in taken_out if i >= bounds.tail_start}
+        assembled = assemble(
+            pruned.messages,
+            pruned.origins,
+            bounds.head_end,
+            bounds.tail_start,
+            outcome.text,
+            is_marker=outcome.summary is None,
+            excluded=tail_taken_out,
+        )
+        assembled.tokens_before = pruned.tokens_after
+        assembled.tokens_after = self.counter.count_messages(assembled.messages)
+        cleaned, fixes = cleanup(assembled.messages, assembled.origins, config.orphan_strategy)
+        cleaned.tokens_before = assembled.tokens_after
+        cleaned.tokens_after = self.counter.count_messages(cleaned.messages)
+        phases = [pruned, bounds_phase, summary_phase, assembled, cleaned]
+
+        tokens_after = cleaned.tokens_after
+        savings = (tokens_before - tokens_after) / tokens_before * 100 if tokens_before else 0.0
+        if savings < config.ineffective_savings_pct:
+            self.ineffective_count += 1
+        else:
+            self.ineffective_count = 0
+        cleaned.details.update(
+            {
+                "savings_pct": round(savings, 2),
+                "ineffective": savings < config.ineffective_savings_pct,
+                "ineffective_count": self.ineffective_count,
+                "max_ineffective": config.max_ineffective,
+            }
+        )
+        suggestion = (
+            NEW_SESSION_SUGGESTION if self.ineffective_count >= config.max_ineffective else None
+        )
+        if outcome.summary is not None:
+            self.previous_summary = outcome.text
+        return CompactionResult(
+            messages=cleaned.messages,
+            phases=phases,
+            tokens_before=tokens_before,
+            tokens_after=tokens_after,
+            summary=outcome.summary,
+            orphan_fixes=fixes,
+            fallback_used=outcome.fallback_used,
+            fallback_reason=outcome.fallback_reason,
+            fates=final_fates(len(checked), phases),
+            ineffective_count=self.ineffective_count,
+            suggestion=suggestion,
+            iterative=bool(summary_phase.details.get("iterative")),
+            **base,
+        )
+
+    def _skipped(
+        self,
+        messages: list[Message],
+        phases: list[PhaseResult],
+        tokens_before: int,
+        reason: str,
+        base: dict[str, Any],
+    ) -> CompactionResult:
+        return CompactionResult(
+            messages=list(messages),
+            phases=phases,
+            tokens_before=tokens_before,
+            tokens_after=tokens_before,
+            skipped=True,
+            skip_reason=reason,
+            fates=dict.fromkeys(range(len(messages)), KEPT),
+            ineffective_count=self.ineffective_count,
+            suggestion=NEW_SESSION_SUGGESTION if reason == INEFFECTIVE_REASON else None,
+            **base,
+        )
+
+
+def final_fates(count: int, phases: Sequence[PhaseResult]) -> dict[int, str]:
+    """Each input message's most telling fate across the phases (see FATE_ORDER)."""
+    rank = {fate: position for position, fate in enumerate(FATE_ORDER)}
+    fates = dict.fromkeys(range(count), KEPT)
+    for phase in phases:
+        for index, fate in phase.fates.items():
+            if rank.get(fate, len(rank)) < rank.get(fates.get(index, KEPT), len(rank)):
+                fates[index] = fate
+    return fates
+
+
+def compress(
+    messages: Sequence[Message],
+    config: CompactionConfig | None = None,
+    summarizer: Summarizer | None = None,
+    focus: str | None = None,
+    counter: TokenCounter | None = None,
+) -> CompactionResult:
+    """One forced compaction with a fresh Compactor (what `/compress` does once)."""
+    return Compactor(config, summarizer, counter).compress(messages, focus=focus, force=True)

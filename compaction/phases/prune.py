@@ -1,0 +1,177 @@
+"""Phase 1: prune old tool outputs with no LLM — dedupe, one-line summaries, shrink arguments.
+
+Tool outputs dominate an agent's context and age fastest: a file read twenty turns ago is stale,
+and a test log only matters for its verdict. Pruning them first is free and makes everything after
+it cheaper, including the summary call. The protected tail is computed on the raw conversation
+exactly as Phase 2 walks it, so recent outputs are never touched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from compaction.config import CompactionConfig
+from compaction.messages import Message, call_arguments, call_name, parse_arguments, tool_calls
+from compaction.phases.boundaries import find_head_end, walk_tail
+from compaction.result import ARGS_TRUNCATED, DEDUPLICATED, SUMMARISED, PhaseResult
+from compaction.tokens import TokenCounter
+from compaction.tool_summaries import (
+    DUPLICATE_MARKER,
+    is_already_pruned,
+    summarize_tool_output,
+)
+
+TRUNCATION_SUFFIX = "...[truncated]"
+
+
+def _call_index(messages: Sequence[Message]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """tool_call_id -> (tool name, parsed arguments) for every call in the conversation."""
+    index: dict[str, tuple[str, dict[str, Any]]] = {}
+    for message in messages:
+        for call in tool_calls(message):
+            call_id = call.get("id")
+            if isinstance(call_id, str):
+                index[call_id] = (call_name(call), parse_arguments(call_arguments(call)))
+    return index
+
+
+def shrink_arguments(arguments: str, keep_chars: int) -> str | None:
+    """Arguments with every long string value cut, re-serialised; None when not valid JSON.
+
+    Invalid JSON is left alone on purpose: slicing it (the seed's `args[:200]`) would send the
+    provider arguments it rejects.
+    """
+    try:
+        value = json.loads(arguments)
+    except (ValueError, RecursionError):
+        return None
+
+    def cut(node: Any) -> Any:
+        if isinstance(node, str):
+            return node[:keep_chars] + TRUNCATION_SUFFIX if len(node) > keep_chars else node
+        if isinstance(node, list):
+            return [cut(item) for item in node]
+        if isinstance(node, dict):
+            return {key: cut(item) for key, item in node.items()}
+        return node
+
+    return json.dumps(cut(value), ensure_ascii=False)
+
+
+def prune(
+    messages: list[Message],
+    config: CompactionConfig,
+    counter: TokenCounter,
+    tokens: Sequence[int] | None = None,
+) -> PhaseResult:
+    """Run Phase 1 on `messages` (never mutated); `tokens` are their counts when known."""
+    started = time.perf_counter()
+    if tokens is None:
+        tokens = [counter.count_message(message) for message in messages]
+    head_end = find_head_end(messages, config.protect_first_n)
+    tail_start, _ = walk_tail(tokens, head_end, config)
+    output = list(messages)
+    fates: dict[int, str] = {}
+    dedupe_rows: list[dict[str, Any]] = []
+    one_liners: list[dict[str, Any]] = []
+    shrunk: list[dict[str, Any]] = []
+
+    # 1. Dedupe, newest to oldest, over the whole conversation (lossless: the newest copy stays).
+    newest: dict[str, tuple[int, str | None]] = {}
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        content = message.get("content")
+        if message.get("role") != "tool" or not isinstance(content, str):
+            continue
+        if len(content) <= config.prune_min_chars or is_already_pruned(content):
+            continue
+        digest = hashlib.md5(content.encode("utf-8")).hexdigest()
+        if digest not in newest:
+            newest[digest] = (index, message.get("tool_call_id"))
+            continue
+        kept_index, kept_call = newest[digest]
+        output[index] = {**message, "content": DUPLICATE_MARKER}
+        fates[index] = DEDUPLICATED
+        dedupe_rows.append(
+            {
+                "hash": digest,
+                "index": index,
+                "tool_call_id": message.get("tool_call_id"),
+                "kept_index": kept_index,
+                "kept_tool_call_id": kept_call,
+                "chars": len(content),
+            }
+        )
+
+    calls = _call_index(messages)
+    # 2. One-line summaries and 3. argument shrinking, outside the head and the protected tail.
+    for index in range(head_end, tail_start):
+        message = output[index]
+        role = message.get("role")
+        content = message.get("content")
+        if role == "tool" and index not in fates and isinstance(content, str):
+            if len(content) > config.prune_min_chars and not is_already_pruned(content):
+                name, arguments = calls.get(str(message.get("tool_call_id")), ("unknown", {}))
+                line = summarize_tool_output(name, arguments, content)
+                output[index] = {**message, "content": line}
+                fates[index] = SUMMARISED
+                one_liners.append(
+                    {"index": index, "tool": name, "line": line, "chars": len(content)}
+                )
+        elif role == "assistant" and tool_calls(message):
+            new_calls, changed = _shrink_calls(message, config, shrunk, index)
+            if changed:
+                output[index] = {**message, "tool_calls": new_calls}
+                fates[index] = ARGS_TRUNCATED
+
+    tokens_after = sum(
+        counter.count_message(output[i]) if i in fates else tokens[i] for i in range(len(output))
+    )
+    return PhaseResult(
+        name="prune",
+        messages=output,
+        origins=list(range(len(messages))),
+        tokens_before=sum(tokens),
+        tokens_after=tokens_after,
+        fates=fates,
+        details={
+            "protected_head_end": head_end,
+            "protected_tail_start": tail_start,
+            "dedupe": sorted(dedupe_rows, key=lambda row: row["index"]),
+            "summaries": one_liners,
+            "args_truncated": shrunk,
+            "deduplicated_count": len(dedupe_rows),
+            "summarised_count": len(one_liners),
+            "args_truncated_count": len(shrunk),
+        },
+        duration_s=time.perf_counter() - started,
+    )
+
+
+def _shrink_calls(
+    message: Message, config: CompactionConfig, shrunk: list[dict[str, Any]], index: int
+) -> tuple[list[dict[str, Any]], bool]:
+    new_calls = []
+    changed = False
+    for call in tool_calls(message):
+        arguments = call_arguments(call)
+        if len(arguments) > config.args_max_chars:
+            smaller = shrink_arguments(arguments, config.args_keep_chars)
+            if smaller is not None and smaller != arguments:
+                call = {**call, "function": {**call["function"], "arguments": smaller}}
+                changed = True
+                shrunk.append(
+                    {
+                        "index": index,
+                        "tool_call_id": call.get("id"),
+                        "tool": call_name(call),
+                        "chars_before": len(arguments),
+                        "chars_after": len(smaller),
+                    }
+                )
+        new_calls.append(call)
+    return new_calls, changed

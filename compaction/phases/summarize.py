@@ -1,0 +1,253 @@
+"""Phase 3: the structured summary of the middle — serialisation, the prompt, the fallback.
+
+The prompt text lives here, in one place, so the app can show exactly what was (or would be) sent.
+The Compactor, not the summariser, decides to fall back: every summariser then degrades the same
+way and the result says plainly which fallback was used and why.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from compaction.config import CompactionConfig
+from compaction.errors import SummarizationError
+from compaction.messages import (
+    Message,
+    call_arguments,
+    call_name,
+    content_text,
+    last_user_index,
+    tool_calls,
+)
+from compaction.result import FOLDED, PREVIOUS_SUMMARY, PhaseResult
+from compaction.summarizers.base import OnToken, Summarizer, SummaryRequest
+from compaction.summary import SECTION_NAMES, Summary, parse_summary, render_summary, static_marker
+from compaction.summary import summary_message_body as _summary_body
+
+CONTENT_LIMIT = 6_000
+KEEP_HEAD = 4_000
+KEEP_TAIL = 1_500
+TRUNCATION_MARK = "\n...[truncated]...\n"
+
+
+def cut_content(text: str) -> str:
+    """Content over 6,000 chars keeps its first 4,000 and last 1,500."""
+    if len(text) <= CONTENT_LIMIT:
+        return text
+    return text[:KEEP_HEAD] + TRUNCATION_MARK + text[-KEEP_TAIL:]
+
+
+def serialize_turns(messages: Sequence[Message]) -> str:
+    """One block per message.
+
+    `[USER]: …`, `[ASSISTANT]: …` followed by `[Tool calls: name(args), …]`, `[TOOL RESULT id]: …`.
+    """
+    blocks = []
+    for message in messages:
+        role = str(message.get("role", "user"))
+        text = cut_content(content_text(message))
+        if role == "tool":
+            blocks.append(f"[TOOL RESULT {message.get('tool_call_id', '?')}]: {text}")
+            continue
+        block = f"[{role.upper()}]: {text}"
+        calls = tool_calls(message)
+        if calls:
+            rendered = ", ".join(
+                f"{call_name(call)}({cut_content(call_arguments(call))})" for call in calls
+            )
+            block += f"\n[Tool calls: {rendered}]"
+        blocks.append(block)
+    return "\n\n".join(blocks)
+
+
+def _headings_block() -> str:
+    return "\n".join(f"## {name}" for name in SECTION_NAMES)
+
+
+def build_prompt(
+    serialized: str,
+    budget_tokens: int,
+    previous_summary: str | None = None,
+    focus: str | None = None,
+) -> str:
+    """The first-time or iterative prompt of ALGORITHM.md Phase 3, with the focus block."""
+    rules = (
+        f"Write the summary in at most {budget_tokens:,} tokens. Use exactly these 13 sections, "
+        "in this order, each as a markdown heading (write `None.` under a section with nothing "
+        "to report):\n"
+        f"{_headings_block()}\n\n"
+        "## Active Task must copy the user's latest request verbatim. Keep exact file paths, "
+        "commands, error messages, identifiers and numbers; Completed Actions is a numbered list "
+        "of concrete actions with their results; Blocked quotes errors exactly."
+    )
+    if previous_summary is None:
+        prompt = (
+            "You are compacting the context of an AI agent. Create a structured summary of the "
+            "conversation turns below so the agent can continue the work with no other context.\n\n"
+            f"{rules}\n\nTURNS TO SUMMARIZE:\n{serialized}"
+        )
+    else:
+        prompt = (
+            "You are updating the structured summary of an AI agent's earlier context with the "
+            "turns that happened since it was written.\n\n"
+            f"PREVIOUS SUMMARY:\n{previous_summary}\n\n"
+            f"NEW TURNS TO INCORPORATE:\n{serialized}\n\n"
+            "Update rules:\n"
+            "- Keep all existing information that is still relevant.\n"
+            "- Add new completed actions, continuing the numbering of Completed Actions.\n"
+            "- Move In Progress items that are now finished to Completed Actions.\n"
+            "- Move questions that have been answered to Resolved Questions.\n"
+            "- Update Active State to reflect the current state.\n"
+            "- Remove only information that is clearly obsolete.\n\n"
+            f"{rules}"
+        )
+    if focus:
+        prompt += (
+            f"\n\nFOCUS TOPIC: {focus}\n"
+            "Keep everything related to this topic in full detail — exact paths, commands, "
+            "errors, decisions and results — using about 60–70% of the token budget for it, and "
+            "compress everything else hard."
+        )
+    return prompt
+
+
+@dataclass
+class SummaryOutcome:
+    text: str  # the summary text as it goes into the summary message
+    summary: Summary | None  # parsed sections (None for the static marker)
+    fallback_used: str | None
+    fallback_reason: str | None
+
+
+def find_previous_summaries(
+    messages: Sequence[Message], start: int, stop: int | None = None
+) -> list[tuple[int, str]]:
+    """(index, body) of messages in messages[start:stop] that are compaction summaries."""
+    found = []
+    end = len(messages) if stop is None else stop
+    for index in range(start, end):
+        content = messages[index].get("content")
+        text = content if isinstance(content, str) else content_text(messages[index])
+        body = _summary_body(text) if text else None
+        if body is not None:
+            found.append((index, body))
+    return found
+
+
+def summarize_phase(
+    messages: list[Message],
+    raw_messages: Sequence[Message],
+    head_end: int,
+    tail_start: int,
+    middle_tokens: int,
+    config: CompactionConfig,
+    summarizer: Summarizer,
+    previous_summary: str | None = None,
+    focus: str | None = None,
+    on_token: OnToken | None = None,
+    fallback_summarizer: Summarizer | None = None,
+) -> tuple[PhaseResult, SummaryOutcome, set[int]]:
+    """Summarise messages[head_end:tail_start]. Returns the phase, the outcome and the indices of
+    earlier summary messages taken out of the conversation."""
+    started = time.perf_counter()
+    previous = find_previous_summaries(messages, head_end)
+    taken_out = {index for index, _ in previous}
+    if previous:
+        previous_summary = previous[-1][1]
+    middle = [
+        m for i, m in enumerate(messages[head_end:tail_start], head_end) if i not in taken_out
+    ]
+    raw_middle = [
+        m for i, m in enumerate(raw_messages[head_end:tail_start], head_end) if i not in taken_out
+    ]
+    serialized = serialize_turns(middle)
+    budget = config.summary_budget(middle_tokens)
+    latest_user = _latest_user_text(messages)
+    request = SummaryRequest(
+        turns=middle,
+        serialized=serialized,
+        budget_tokens=budget,
+        prompt=build_prompt(serialized, budget, previous_summary, focus),
+        previous_summary=previous_summary,
+        focus=focus or None,
+        latest_user_request=latest_user,
+        raw_turns=raw_middle,
+        first_user_request=_first_user_text(messages),
+        model=config.model,
+    )
+    outcome, error = _run_summarizer(summarizer, request, on_token, fallback_summarizer)
+    fates = {i: FOLDED for i in range(head_end, tail_start) if i not in taken_out}
+    fates.update({i: PREVIOUS_SUMMARY for i in taken_out})
+    details: dict[str, Any] = {
+        "summarizer": getattr(summarizer, "name", type(summarizer).__name__),
+        "iterative": previous_summary is not None,
+        "previous_summary": previous_summary,
+        "previous_summary_indices": sorted(taken_out),
+        "focus": focus or None,
+        "budget_tokens": budget,
+        "middle_tokens": middle_tokens,
+        "turns": len(middle),
+        "prompt": request.prompt,
+        "latest_user_request": latest_user,
+        "summary_text": outcome.text,
+        "fallback_used": outcome.fallback_used,
+        "fallback_reason": outcome.fallback_reason,
+        "error": error,
+        "summarizer_details": dict(getattr(summarizer, "last_details", {}) or {}),
+    }
+    result = PhaseResult(
+        name="summarize",
+        messages=messages,
+        origins=list(range(len(messages))),
+        tokens_before=0,
+        tokens_after=0,
+        fates=fates,
+        details=details,
+        duration_s=time.perf_counter() - started,
+    )
+    return result, outcome, taken_out
+
+
+def _run_summarizer(
+    summarizer: Summarizer,
+    request: SummaryRequest,
+    on_token: OnToken | None,
+    fallback_summarizer: Summarizer | None,
+) -> tuple[SummaryOutcome, dict[str, Any] | None]:
+    try:
+        text = summarizer.summarize(request, on_token=on_token)
+    except SummarizationError as exc:
+        error = {"kind": exc.kind, "message": str(exc), **exc.details}
+        error.setdefault("error_class", type(exc).__name__)
+        reason = f"{exc.kind}: {exc}"
+        wants_extractive = getattr(summarizer, "fallback", "static") == "extractive"
+        if wants_extractive and fallback_summarizer is not None:
+            text = fallback_summarizer.summarize(request)
+            parsed = parse_summary(text)
+            return SummaryOutcome(render_summary(parsed), parsed, "extractive", reason), error
+        return SummaryOutcome(static_marker(request.turn_count), None, "static", reason), error
+    if getattr(summarizer, "name", "") == "static":
+        return SummaryOutcome(text, None, None, None), None
+    parsed = parse_summary(text)
+    if parsed.found_headings == 0:
+        reason = "failed: the summary had none of the 13 section headings"
+        error = {"kind": "failed", "message": reason, "error_class": "InvalidSummary"}
+        return SummaryOutcome(static_marker(request.turn_count), None, "static", reason), error
+    return SummaryOutcome(render_summary(parsed), parsed, None, None), None
+
+
+def _latest_user_text(messages: Sequence[Message]) -> str | None:
+    index = last_user_index(messages)
+    return None if index is None else content_text(messages[index])
+
+
+def _first_user_text(messages: Sequence[Message]) -> str | None:
+    for message in messages:
+        if message.get("role") == "user":
+            text = content_text(message)
+            if _summary_body(text) is None:
+                return text
+    return None

@@ -1,0 +1,226 @@
+"""Phase 1's one-line summaries of tool outputs, and the table of tool-name aliases.
+
+Agents name the same tools differently (Claude Code's `Bash`, Codex's `exec_command`, SWE-agent's
+`str_replace_editor`...). Every alias lives in `TOOL_ALIASES`, so adding an agent is one table edit.
+Summarising never raises: an odd argument shape falls back to the generic template, because a
+summary line that could crash would take the whole compaction down with it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from compaction.summary import STATIC_MARKER_START
+
+DUPLICATE_MARKER = "[Duplicate tool output — same content as a more recent call]"
+STUB_RESULT = "[Result from earlier conversation — see context summary above]"
+
+#: Template kind -> tool names (case-sensitive as agents write them).
+TOOL_ALIASES: dict[str, tuple[str, ...]] = {
+    "terminal": (
+        "terminal",
+        "bash",
+        "Bash",
+        "execute_bash",
+        "exec_command",
+        "shell",
+        "local_shell",
+        "run_shell_command",
+        "run_command",
+        "execute_command",
+        "run_terminal_cmd",
+    ),
+    "read_file": ("read_file", "Read", "view_file", "read", "ReadFile", "read_many_files"),
+    "write_file": ("write_file", "Write", "create_file", "WriteFile"),
+    "search_files": (
+        "search_files",
+        "Grep",
+        "Glob",
+        "grep",
+        "search",
+        "find_files",
+        "search_file_content",
+        "glob",
+        "file_search",
+        "codebase_search",
+    ),
+    "patch": (
+        "patch",
+        "Edit",
+        "MultiEdit",
+        "apply_patch",
+        "edit_file",
+        "replace",
+        "edit",
+        "NotebookEdit",
+    ),
+    "browser_navigate": ("browser_navigate", "WebFetch", "web_fetch", "fetch", "navigate"),
+    "delegate_task": ("delegate_task", "Task", "Agent", "dispatch_agent"),
+    # SWE-agent / OpenHands editor: decided per call by its `command` argument.
+    "editor": ("str_replace_editor", "str_replace_based_edit_tool"),
+}
+
+_KIND_BY_NAME = {name: kind for kind, names in TOOL_ALIASES.items() for name in names}
+
+_SUMMARY_LINE = re.compile(r"^\[[^\]\n]{1,80}\] [^\n]*$")
+_EXIT_JSON = re.compile(r'"exit_code"\s*:\s*(-?\d+)')
+_EXIT_TEXT = re.compile(r"(?im)\bexit (?:code|status)\b[:=]?\s*(-?\d+)")
+_FAILURE_LINE = re.compile(r"(?im)^.*(?:error|exception|traceback|failed|fatal).*$")
+_EXCEPTION_LINE = re.compile(
+    r"(?m)^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b:?.*$"
+)
+_TOTAL_COUNT = re.compile(r'"total_count"\s*:\s*(\d+)')
+_APPLY_PATCH_FILE = re.compile(r"\*\*\* (?:Update|Add|Delete) File: (\S+)")
+
+
+def tool_kind(tool_name: str) -> str | None:
+    """The template family of a tool name, or None for tools without a template."""
+    return _KIND_BY_NAME.get(tool_name)
+
+
+def is_already_pruned(content: str) -> bool:
+    """True for a summary line, duplicate marker or stub: Phase 1 leaves these alone."""
+    if content in (DUPLICATE_MARKER, STUB_RESULT) or content.startswith(STATIC_MARKER_START):
+        return True
+    return len(content) < 600 and _SUMMARY_LINE.match(content) is not None
+
+
+def _cut(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit].rstrip() + "..."
+
+
+def _first(arguments: dict[str, Any], *keys: str, default: Any = None) -> Any:
+    for key in keys:
+        value = arguments.get(key)
+        if value not in (None, ""):
+            return value
+    return default
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, list):
+        return " ".join(str(item) for item in value)
+    return str(value)
+
+
+def exit_code(output: str) -> int | None:
+    """The exit code an output reports (`"exit_code": N`, `exit code N`, `exit status N`)."""
+    match = _EXIT_JSON.search(output) or _EXIT_TEXT.search(output)
+    return int(match.group(1)) if match else None
+
+
+def line_count(text: str) -> int:
+    return text.count("\n") + 1
+
+
+def error_evidence(output: str, code: int | None = None) -> str | None:
+    """The most informative error line of a failed output, cut to 160 chars, or None.
+
+    An exception line (`ValueError: ...`, the last one: the final line of a traceback is the actual
+    exception) beats any other line that mentions an error or a failure.
+    """
+    failure_lines = _FAILURE_LINE.findall(output)
+    if not failure_lines and not (code is not None and code != 0):
+        return None
+    exceptions = [line for line in _EXCEPTION_LINE.findall(output) if ":" in line]
+    if exceptions:
+        return _cut(exceptions[-1].strip(), 160)
+    if failure_lines:
+        return _cut(failure_lines[-1].strip(), 160)
+    lines = [line for line in output.splitlines() if line.strip()]
+    return _cut(lines[-1].strip(), 160) if lines else None
+
+
+def _with_evidence(line: str, output: str, code: int | None) -> str:
+    evidence = error_evidence(output, code)
+    return f"{line} — {evidence}" if evidence else line
+
+
+def _generic(tool_name: str, arguments: dict[str, Any], size: int) -> str:
+    pairs = []
+    for key, value in list(arguments.items())[:2]:
+        shown = value if isinstance(value, str) else _as_text(value)
+        pairs.append(f"{key}={_cut(shown, 40)}")
+    middle = " ".join(pairs)
+    return (
+        f"[{tool_name}] {middle} ({size:,} chars result)"
+        if middle
+        else (f"[{tool_name}] ({size:,} chars result)")
+    )
+
+
+def summarize_tool_output(tool_name: str, arguments: dict[str, Any], output: str) -> str:
+    """One line naming the tool, its key argument and the size of what was dropped."""
+    try:
+        return _summarize(tool_name or "unknown", arguments, output)
+    except Exception:  # never raise: a strange argument shape gets the generic template
+        return _with_evidence(_generic(tool_name or "unknown", {}, len(output)), output, None)
+
+
+def _summarize(tool_name: str, arguments: dict[str, Any], output: str) -> str:
+    kind = tool_kind(tool_name)
+    size = len(output)
+    if kind == "editor":
+        command = str(arguments.get("command", ""))
+        if command == "view":
+            kind = "read_file"
+        elif command == "create":
+            kind = "write_file"
+            arguments = {**arguments, "content": arguments.get("file_text", "")}
+        else:
+            kind = "patch"
+            arguments = {**arguments, "mode": command or "replace"}
+    if kind == "terminal":
+        command = _first(arguments, "command", "cmd", "script", "input", default="")
+        code = exit_code(output)
+        shown = "?" if code is None else str(code)
+        line = (
+            f"[{tool_name}] ran `{_cut(_as_text(command), 80)}` -> exit {shown}, "
+            f"{line_count(output):,} lines output"
+        )
+        return _with_evidence(line, output, code)
+    if kind == "read_file":
+        path = _first(arguments, "path", "file_path", "filename", "absolute_path", default="?")
+        offset = _first(arguments, "offset", "start_line", "line", default=1)
+        line = f"[{tool_name}] read {_as_text(path)} from line {offset} ({size:,} chars)"
+        return line
+    if kind == "write_file":
+        path = _first(arguments, "path", "file_path", "filename", default="?")
+        content = arguments.get("content", "")
+        lines = line_count(content) if isinstance(content, str) else 0
+        return _with_evidence(
+            f"[{tool_name}] wrote to {_as_text(path)} ({lines:,} lines)", output, exit_code(output)
+        )
+    if kind == "search_files":
+        pattern = _first(arguments, "pattern", "query", "regex", "glob", default="")
+        path = _first(arguments, "path", "dir", "directory", default=".")
+        default_target = "files" if tool_name in ("Glob", "glob", "find_files") else "content"
+        target = _first(arguments, "target", default=default_target)
+        total = _TOTAL_COUNT.search(output)
+        matches = (
+            int(total.group(1)) if total else sum(1 for ln in output.splitlines() if ln.strip())
+        )
+        return (
+            f"[{tool_name}] {target} search for '{_cut(_as_text(pattern), 80)}' in "
+            f"{_as_text(path)} -> {matches:,} matches"
+        )
+    if kind == "patch":
+        path = _first(arguments, "path", "file_path", "filename", "target_file", default=None)
+        if path is None:
+            patch_text = _as_text(_first(arguments, "input", "patch", default=""))
+            found = _APPLY_PATCH_FILE.search(patch_text)
+            path = found.group(1) if found else "?"
+        mode = _first(arguments, "mode", default="replace")
+        line = f"[{tool_name}] {mode} in {_as_text(path)} ({size:,} chars result)"
+        return _with_evidence(line, output, exit_code(output))
+    if kind == "browser_navigate":
+        url = _first(arguments, "url", "uri", default="?")
+        return f"[{tool_name}] {_as_text(url)} ({size:,} chars)"
+    if kind == "delegate_task":
+        goal = _as_text(_first(arguments, "goal", "description", "prompt", "task", default=""))
+        goal = " ".join(goal.split())
+        shown = goal if len(goal) <= 30 else goal[:30].rstrip() + "..."
+        return f"[{tool_name}] '{shown}' ({size:,} chars result)"
+    return _with_evidence(_generic(tool_name, arguments, size), output, exit_code(output))
