@@ -10,7 +10,6 @@ reproduces the committed files byte for byte.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,8 +17,14 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from builders import coding, common, other_formats, research, variants  # noqa: E402
-from builders import teaching  # noqa: E402
+from builders import (  # noqa: E402
+    coding,
+    common,
+    other_formats,
+    research,
+    teaching,
+    variants,
+)
 
 SAMPLES: list[dict[str, Any]] = [
     {

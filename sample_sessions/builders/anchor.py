@@ -9,33 +9,186 @@ from __future__ import annotations
 
 import json
 
-from builders import coding, tasklog_files as files
+from builders import coding
+from builders import tasklog_files as files
 from builders.common import Conversation, Message, numbered, terminal_output, token
 
 # name, pinned, latest, summary, licence, requires, modules that import it
 PACKAGES: list[tuple[str, str, str, str, str, str, list[str]]] = [
-    ("Flask", "3.0.0", "3.0.3", "A simple framework for building complex web applications.", "BSD-3-Clause", "Jinja2, Werkzeug, blinker, click, itsdangerous", ["tasklog/app.py", "tasklog/api.py", "tasklog/views.py"]),
-    ("Werkzeug", "3.0.1", "3.0.3", "The comprehensive WSGI web application library.", "BSD-3-Clause", "MarkupSafe", ["tasklog/app.py"]),
-    ("Jinja2", "3.1.2", "3.1.4", "A very fast and expressive template engine.", "BSD-3-Clause", "MarkupSafe", ["tasklog/mail.py"]),
-    ("MarkupSafe", "2.1.3", "2.1.5", "Safely add untrusted strings to HTML/XML markup.", "BSD-3-Clause", "", []),
-    ("itsdangerous", "2.1.2", "2.2.0", "Safely pass data to untrusted environments and back.", "BSD-3-Clause", "", ["tasklog/tokens.py"]),
-    ("click", "8.1.7", "8.1.7", "Composable command line interface toolkit", "BSD-3-Clause", "", ["tasklog/cli.py"]),
-    ("blinker", "1.7.0", "1.8.2", "Fast, simple object-to-object and broadcast signaling", "MIT", "", []),
-    ("argon2-cffi", "21.3.0", "23.1.0", "Argon2 for Python", "MIT", "argon2-cffi-bindings", ["tasklog/users.py"]),
-    ("argon2-cffi-bindings", "21.2.0", "21.2.0", "Low-level CFFI bindings for Argon2", "MIT", "cffi", []),
-    ("cffi", "1.15.1", "1.16.0", "Foreign Function Interface for Python calling C code.", "MIT", "pycparser", []),
+    (
+        "Flask",
+        "3.0.0",
+        "3.0.3",
+        "A simple framework for building complex web applications.",
+        "BSD-3-Clause",
+        "Jinja2, Werkzeug, blinker, click, itsdangerous",
+        ["tasklog/app.py", "tasklog/api.py", "tasklog/views.py"],
+    ),
+    (
+        "Werkzeug",
+        "3.0.1",
+        "3.0.3",
+        "The comprehensive WSGI web application library.",
+        "BSD-3-Clause",
+        "MarkupSafe",
+        ["tasklog/app.py"],
+    ),
+    (
+        "Jinja2",
+        "3.1.2",
+        "3.1.4",
+        "A very fast and expressive template engine.",
+        "BSD-3-Clause",
+        "MarkupSafe",
+        ["tasklog/mail.py"],
+    ),
+    (
+        "MarkupSafe",
+        "2.1.3",
+        "2.1.5",
+        "Safely add untrusted strings to HTML/XML markup.",
+        "BSD-3-Clause",
+        "",
+        [],
+    ),
+    (
+        "itsdangerous",
+        "2.1.2",
+        "2.2.0",
+        "Safely pass data to untrusted environments and back.",
+        "BSD-3-Clause",
+        "",
+        ["tasklog/tokens.py"],
+    ),
+    (
+        "click",
+        "8.1.7",
+        "8.1.7",
+        "Composable command line interface toolkit",
+        "BSD-3-Clause",
+        "",
+        ["tasklog/cli.py"],
+    ),
+    (
+        "blinker",
+        "1.7.0",
+        "1.8.2",
+        "Fast, simple object-to-object and broadcast signaling",
+        "MIT",
+        "",
+        [],
+    ),
+    (
+        "argon2-cffi",
+        "21.3.0",
+        "23.1.0",
+        "Argon2 for Python",
+        "MIT",
+        "argon2-cffi-bindings",
+        ["tasklog/users.py"],
+    ),
+    (
+        "argon2-cffi-bindings",
+        "21.2.0",
+        "21.2.0",
+        "Low-level CFFI bindings for Argon2",
+        "MIT",
+        "cffi",
+        [],
+    ),
+    (
+        "cffi",
+        "1.15.1",
+        "1.16.0",
+        "Foreign Function Interface for Python calling C code.",
+        "MIT",
+        "pycparser",
+        [],
+    ),
     ("pycparser", "2.21", "2.22", "C parser in Python", "BSD-3-Clause", "", []),
-    ("python-dateutil", "2.8.2", "2.9.0.post0", "Extensions to the standard Python datetime module", "Dual License", "six", ["tasklog/tasks.py", "tasklog/api.py"]),
+    (
+        "python-dateutil",
+        "2.8.2",
+        "2.9.0.post0",
+        "Extensions to the standard Python datetime module",
+        "Dual License",
+        "six",
+        ["tasklog/tasks.py", "tasklog/api.py"],
+    ),
     ("six", "1.16.0", "1.16.0", "Python 2 and 3 compatibility utilities", "MIT", "", []),
     ("gunicorn", "21.2.0", "22.0.0", "WSGI HTTP Server for UNIX", "MIT", "packaging", []),
-    ("packaging", "23.2", "24.0", "Core utilities for Python packages", "Apache-2.0 OR BSD-2-Clause", "", []),
-    ("sentry-sdk", "1.39.1", "2.5.1", "Python client for Sentry (https://sentry.io)", "MIT", "certifi, urllib3", ["tasklog/app.py"]),
-    ("certifi", "2023.11.17", "2024.6.2", "Python package for providing Mozilla's CA Bundle.", "MPL-2.0", "", []),
-    ("urllib3", "2.1.0", "2.2.1", "HTTP library with thread-safe connection pooling, file post, and more.", "MIT", "", ["tasklog/webhooks.py"]),
-    ("requests", "2.31.0", "2.32.3", "Python HTTP for Humans.", "Apache-2.0", "certifi, charset-normalizer, idna, urllib3", ["tasklog/webhooks.py", "tasklog/integrations/slack.py"]),
-    ("charset-normalizer", "3.3.2", "3.3.2", "The Real First Universal Charset Detector.", "MIT", "", []),
-    ("idna", "3.6", "3.7", "Internationalized Domain Names in Applications (IDNA)", "BSD-3-Clause", "", []),
-    ("freezegun", "1.4.0", "1.5.1", "Let your Python tests travel through time", "Apache-2.0", "python-dateutil", ["tests/test_tasks.py", "tests/test_notifications.py"]),
+    (
+        "packaging",
+        "23.2",
+        "24.0",
+        "Core utilities for Python packages",
+        "Apache-2.0 OR BSD-2-Clause",
+        "",
+        [],
+    ),
+    (
+        "sentry-sdk",
+        "1.39.1",
+        "2.5.1",
+        "Python client for Sentry (https://sentry.io)",
+        "MIT",
+        "certifi, urllib3",
+        ["tasklog/app.py"],
+    ),
+    (
+        "certifi",
+        "2023.11.17",
+        "2024.6.2",
+        "Python package for providing Mozilla's CA Bundle.",
+        "MPL-2.0",
+        "",
+        [],
+    ),
+    (
+        "urllib3",
+        "2.1.0",
+        "2.2.1",
+        "HTTP library with thread-safe connection pooling, file post, and more.",
+        "MIT",
+        "",
+        ["tasklog/webhooks.py"],
+    ),
+    (
+        "requests",
+        "2.31.0",
+        "2.32.3",
+        "Python HTTP for Humans.",
+        "Apache-2.0",
+        "certifi, charset-normalizer, idna, urllib3",
+        ["tasklog/webhooks.py", "tasklog/integrations/slack.py"],
+    ),
+    (
+        "charset-normalizer",
+        "3.3.2",
+        "3.3.2",
+        "The Real First Universal Charset Detector.",
+        "MIT",
+        "",
+        [],
+    ),
+    (
+        "idna",
+        "3.6",
+        "3.7",
+        "Internationalized Domain Names in Applications (IDNA)",
+        "BSD-3-Clause",
+        "",
+        [],
+    ),
+    (
+        "freezegun",
+        "1.4.0",
+        "1.5.1",
+        "Let your Python tests travel through time",
+        "Apache-2.0",
+        "python-dateutil",
+        ["tests/test_tasks.py", "tests/test_notifications.py"],
+    ),
 ]
 
 REQUEST = (
@@ -68,9 +221,7 @@ def _versions(pinned: str, latest: str, name: str) -> list[str]:
 
 def _lock_entry(name: str, version: str) -> str:
     hashes = [token(f"{name}-{version}-{n}", 43) for n in range(3)]
-    digests = [
-        "".join(f"{ord(ch) % 16:x}" for ch in h)[:64].ljust(64, "0") for h in hashes
-    ]
+    digests = ["".join(f"{ord(ch) % 16:x}" for ch in h)[:64].ljust(64, "0") for h in hashes]
     lines = [f"{name.lower()}=={version} \\"]
     lines += [f"    --hash=sha256:{digest} \\" for digest in digests[:-1]]
     lines.append(f"    --hash=sha256:{digests[-1]}")
@@ -90,13 +241,43 @@ def _show(package: tuple[str, str, str, str, str, str, list[str]]) -> str:
     required_by = [p[0] for p in PACKAGES if name in p[5].split(", ")]
     versions = ", ".join(_versions(pinned, latest, name))
     package_dir = name.lower().replace("-", "_")
-    modules = ("__init__", "_compat", "_internal", "_types", "core", "exceptions", "utils",
-               "helpers", "config", "formatting", "parsing", "signals", "testing", "typing",
-               "wrappers", "version", "sansio", "routing", "sessions", "templating", "views",
-               "blueprints", "cli", "ctx", "debughelpers", "globals", "json", "logging",
-               "scaffold", "serving", "datastructures")
-    listing = [f"  {name.replace('-', '_')}-{pinned}.dist-info/{meta}"
-               for meta in ("INSTALLER", "LICENSE.txt", "METADATA", "RECORD", "REQUESTED", "WHEEL")]
+    modules = (
+        "__init__",
+        "_compat",
+        "_internal",
+        "_types",
+        "core",
+        "exceptions",
+        "utils",
+        "helpers",
+        "config",
+        "formatting",
+        "parsing",
+        "signals",
+        "testing",
+        "typing",
+        "wrappers",
+        "version",
+        "sansio",
+        "routing",
+        "sessions",
+        "templating",
+        "views",
+        "blueprints",
+        "cli",
+        "ctx",
+        "debughelpers",
+        "globals",
+        "json",
+        "logging",
+        "scaffold",
+        "serving",
+        "datastructures",
+    )
+    listing = [
+        f"  {name.replace('-', '_')}-{pinned}.dist-info/{meta}"
+        for meta in ("INSTALLER", "LICENSE.txt", "METADATA", "RECORD", "REQUESTED", "WHEEL")
+    ]
     for module in modules:
         listing.append(f"  {package_dir}/{module}.py")
         listing.append(f"  {package_dir}/__pycache__/{module}.cpython-311.pyc")
@@ -115,8 +296,14 @@ def _show(package: tuple[str, str, str, str, str, str, list[str]]) -> str:
 
 def _imports(package: tuple[str, str, str, str, str, str, list[str]]) -> str:
     name, _, _, _, _, _, users = package
-    module = {"python-dateutil": "dateutil", "argon2-cffi": "argon2", "sentry-sdk": "sentry_sdk",
-              "Jinja2": "jinja2", "Flask": "flask", "Werkzeug": "werkzeug"}.get(name, name.lower())
+    module = {
+        "python-dateutil": "dateutil",
+        "argon2-cffi": "argon2",
+        "sentry-sdk": "sentry_sdk",
+        "Jinja2": "jinja2",
+        "Flask": "flask",
+        "Werkzeug": "werkzeug",
+    }.get(name, name.lower())
     matches = []
     for number, path in enumerate(users):
         for line in range(2):
@@ -125,11 +312,19 @@ def _imports(package: tuple[str, str, str, str, str, str, list[str]]) -> str:
                     "path": path,
                     "line": 3 + number * 2 + line * 11,
                     "content": f"from {module} import {('Flask, jsonify', 'exceptions')[line]}"
-                    if line == 0 else f"    {module}.__version__  # logged at startup in {path}",
+                    if line == 0
+                    else f"    {module}.__version__  # logged at startup in {path}",
                 }
             )
-    return json.dumps({"total_count": len(matches), "pattern": f"^(from|import) {module}\\b",
-                       "matches": matches, "files_searched": 57}, indent=1)
+    return json.dumps(
+        {
+            "total_count": len(matches),
+            "pattern": f"^(from|import) {module}\\b",
+            "matches": matches,
+            "files_searched": 57,
+        },
+        indent=1,
+    )
 
 
 def build() -> list[Message]:
@@ -144,12 +339,16 @@ def build() -> list[Message]:
     c.call("read_file", {"path": "migrations/0001_init.sql"}, numbered(files.MIGRATION_1))
     c.call(
         "terminal",
-        {"command": "sqlite3 /tmp/staging-copy.sqlite3 \"EXPLAIN QUERY PLAN SELECT * FROM tasks WHERE owner_id = 7 ORDER BY id;\""},
+        {
+            "command": 'sqlite3 /tmp/staging-copy.sqlite3 "EXPLAIN QUERY PLAN SELECT * FROM tasks WHERE owner_id = 7 ORDER BY id;"'
+        },
         terminal_output("QUERY PLAN\n`--SCAN tasks", 0),
     )
     c.call(
         "terminal",
-        {"command": "for i in 1 2 3; do curl -s -o /dev/null -w '%{time_total}\\n' -b cookies.txt http://127.0.0.1:5000/api/tasks; done"},
+        {
+            "command": "for i in 1 2 3; do curl -s -o /dev/null -w '%{time_total}\\n' -b cookies.txt http://127.0.0.1:5000/api/tasks; done"
+        },
         terminal_output("0.912341\n0.887120\n0.903377", 0),
     )
     c.call("terminal", {"command": "python -m pytest -x"}, coding.passing_run(217, "4.09"))
@@ -161,8 +360,12 @@ def build() -> list[Message]:
     )
     c.user("Good find, we'll do the index in its own PR later.")
     c.user(REQUEST)
-    c.call("read_file", {"path": "requirements.lock"}, numbered(lock_file()),
-           text="Reading the lock file first; then two checks per package.")
+    c.call(
+        "read_file",
+        {"path": "requirements.lock"},
+        numbered(lock_file()),
+        text="Reading the lock file first; then two checks per package.",
+    )
     for package in PACKAGES:
         name = package[0]
         c.call(
@@ -180,7 +383,9 @@ def build() -> list[Message]:
         {"command": "pip list --outdated --format=columns"},
         terminal_output(
             "Package            Version    Latest      Type\n------------------ ---------- ----------- -----\n"
-            + "\n".join(f"{p[0]:<18} {p[1]:<10} {p[2]:<11} wheel" for p in PACKAGES if p[1] != p[2]),
+            + "\n".join(
+                f"{p[0]:<18} {p[1]:<10} {p[2]:<11} wheel" for p in PACKAGES if p[1] != p[2]
+            ),
             0,
         ),
     )

@@ -588,20 +588,54 @@ def build() -> list[Message]:
             "create_user\\(",
             "tests/",
             [
-                ("tests/conftest.py", 18, 'return users.create_user(db, "alice", "alice@example.com", "correct horse")'),
-                ("tests/conftest.py", 23, 'return users.create_user(db, "bob", "bob@example.com", "battery staple")'),
-                ("tests/test_users.py", 7, 'user = users.create_user(db, "carol", "carol@example.com", "long enough")'),
-                ("tests/test_users.py", 14, 'users.create_user(db, "dave", "dave@example.com", "short")'),
-                ("tests/test_users.py", 19, 'users.create_user(db, "alice2", "alice@example.com", "another password")'),
-                ("tests/test_users.py", 22, 'alice = users.create_user(db, "alice", "Alice@Example.com", "s3cret-pass")'),
-                ("tests/test_permissions.py", 9, 'owner = users.create_user(db, "olga", "olga@example.com", "password123")'),
-                ("tests/test_api_auth.py", 12, 'users.create_user(db, "alice", "alice@example.com", "correct horse")'),
+                (
+                    "tests/conftest.py",
+                    18,
+                    'return users.create_user(db, "alice", "alice@example.com", "correct horse")',
+                ),
+                (
+                    "tests/conftest.py",
+                    23,
+                    'return users.create_user(db, "bob", "bob@example.com", "battery staple")',
+                ),
+                (
+                    "tests/test_users.py",
+                    7,
+                    'user = users.create_user(db, "carol", "carol@example.com", "long enough")',
+                ),
+                (
+                    "tests/test_users.py",
+                    14,
+                    'users.create_user(db, "dave", "dave@example.com", "short")',
+                ),
+                (
+                    "tests/test_users.py",
+                    19,
+                    'users.create_user(db, "alice2", "alice@example.com", "another password")',
+                ),
+                (
+                    "tests/test_users.py",
+                    22,
+                    'alice = users.create_user(db, "alice", "Alice@Example.com", "s3cret-pass")',
+                ),
+                (
+                    "tests/test_permissions.py",
+                    9,
+                    'owner = users.create_user(db, "olga", "olga@example.com", "password123")',
+                ),
+                (
+                    "tests/test_api_auth.py",
+                    12,
+                    'users.create_user(db, "alice", "alice@example.com", "correct horse")',
+                ),
             ],
         ),
     )
     c.call(
         "terminal",
-        {"command": "git show b81d2f0 --stat && git show b81d2f0 -- tests/conftest.py | head -n 30"},
+        {
+            "command": "git show b81d2f0 --stat && git show b81d2f0 -- tests/conftest.py | head -n 30"
+        },
         terminal_output(
             "commit b81d2f0e55c1a9d4f0c2b7c64a1d2e9a3f1b7e02\n"
             "Author: Maya Lindqvist <maya@tasklog.dev>\nDate:   Thu May 30 17:02:11 2024 +0200\n\n"
@@ -610,7 +644,7 @@ def build() -> list[Message]:
             "diff --git a/tests/conftest.py b/tests/conftest.py\n"
             "index 3f2a1c9..8be04d1 100644\n--- a/tests/conftest.py\n+++ b/tests/conftest.py\n"
             "@@ -5,9 +5,9 @@ from tasklog import users\n \n \n-@pytest.fixture\n"
-            "+@pytest.fixture(scope=\"session\")\n def db():\n"
+            '+@pytest.fixture(scope="session")\n def db():\n'
             "-    conn = tasklog_db.connect()\n"
             "+    # Shared for speed: running the migrations for every test made the suite take 40 s.\n"
             "+    conn = tasklog_db.connect()\n     tasklog_db.migrate(conn)\n     yield conn\n",
@@ -677,7 +711,11 @@ def build() -> list[Message]:
             "datetime.now\\(",
             "tasklog/",
             [
-                ("tasklog/users.py", 37, "return datetime.now(timezone.utc).isoformat(timespec=\"seconds\")"),
+                (
+                    "tasklog/users.py",
+                    37,
+                    'return datetime.now(timezone.utc).isoformat(timespec="seconds")',
+                ),
                 ("tasklog/tasks.py", 88, "now = now or datetime.now()"),
                 ("tasklog/reports.py", 41, "today = datetime.now().date()"),
                 ("tasklog/notifications.py", 23, "sent_at = datetime.now(timezone.utc)"),
@@ -700,20 +738,30 @@ def build() -> list[Message]:
     )
     c.call(
         "patch",
-        {"path": "tasklog/tasks.py", "mode": "replace", "old_string": TASKS_PATCH_OLD,
-         "new_string": TASKS_PATCH_NEW},
+        {
+            "path": "tasklog/tasks.py",
+            "mode": "replace",
+            "old_string": TASKS_PATCH_OLD,
+            "new_string": TASKS_PATCH_NEW,
+        },
         _patch_result("tasklog/tasks.py", TASKS_PATCH_OLD, TASKS_PATCH_NEW),
     )
     c.call(
         "patch",
-        {"path": "tasklog/tasks.py", "mode": "replace", "old_string": PARSE_DUE_OLD,
-         "new_string": PARSE_DUE_NEW},
+        {
+            "path": "tasklog/tasks.py",
+            "mode": "replace",
+            "old_string": PARSE_DUE_OLD,
+            "new_string": PARSE_DUE_NEW,
+        },
         _patch_result("tasklog/tasks.py", PARSE_DUE_OLD, PARSE_DUE_NEW),
     )
     c.call("terminal", {"command": "python -m pytest -x"}, passing_run(216, "4.02"))
     c.call(
         "terminal",
-        {"command": "for i in 1 2 3; do /usr/bin/time -f '%e s' python -m pytest -x -q -p no:randomly 2>&1 | tail -n 2; done"},
+        {
+            "command": "for i in 1 2 3; do /usr/bin/time -f '%e s' python -m pytest -x -q -p no:randomly 2>&1 | tail -n 2; done"
+        },
         terminal_output(
             "216 passed in 4.02s\n4.61 s\n216 passed in 3.97s\n4.55 s\n216 passed in 4.05s\n4.63 s",
             0,
@@ -781,7 +829,7 @@ def build() -> list[Message]:
         "terminal",
         {"command": "mypy tasklog"},
         terminal_output(
-            'tasklog/tasks.py:33: error: Returning Any from function declared to return '
+            "tasklog/tasks.py:33: error: Returning Any from function declared to return "
             '"datetime | None"  [no-any-return]\nFound 1 error in 1 file (checked 9 source files)',
             1,
         ),
@@ -812,7 +860,9 @@ def build() -> list[Message]:
 def _api_fix(c: Conversation) -> None:
     c.call(
         "terminal",
-        {"command": "ssh deploy@staging-1 journalctl -u tasklog --since 07:00 --until 08:00 --no-pager"},
+        {
+            "command": "ssh deploy@staging-1 journalctl -u tasklog --since 07:00 --until 08:00 --no-pager"
+        },
         terminal_output(logs.staging_log(), 0),
     )
     c.assistant(
@@ -827,8 +877,16 @@ def _api_fix(c: Conversation) -> None:
             "create_user",
             "tasklog/",
             [
-                ("tasklog/users.py", 53, "def create_user(conn: sqlite3.Connection, username: str, email: str, password: str) -> User:"),
-                ("tasklog/api.py", 33, 'user = users.create_user(get_db(), data["username"], data["email"], data["password"])'),
+                (
+                    "tasklog/users.py",
+                    53,
+                    "def create_user(conn: sqlite3.Connection, username: str, email: str, password: str) -> User:",
+                ),
+                (
+                    "tasklog/api.py",
+                    33,
+                    'user = users.create_user(get_db(), data["username"], data["email"], data["password"])',
+                ),
                 ("tasklog/cli.py", 61, "user = users.create_user(conn, username, email, password)"),
             ],
         ),
@@ -857,7 +915,11 @@ def _api_fix(c: Conversation) -> None:
     )
     c.call(
         "terminal",
-        {"command": "cat >> tests/test_api_auth.py << 'EOF'" + test_code + "EOF\npython -m pytest -x tests/test_api_auth.py"},
+        {
+            "command": "cat >> tests/test_api_auth.py << 'EOF'"
+            + test_code
+            + "EOF\npython -m pytest -x tests/test_api_auth.py"
+        },
         api_failure(),
     )
     c.assistant(
@@ -869,14 +931,23 @@ def _api_fix(c: Conversation) -> None:
     )
     c.call(
         "patch",
-        {"path": "tasklog/api.py", "mode": "replace", "old_string": API_PATCH_OLD,
-         "new_string": API_PATCH_NEW},
+        {
+            "path": "tasklog/api.py",
+            "mode": "replace",
+            "old_string": API_PATCH_OLD,
+            "new_string": API_PATCH_NEW,
+        },
         _patch_result("tasklog/api.py", API_PATCH_OLD, API_PATCH_NEW),
     )
     c.call(
         "terminal",
-        {"command": "python -m pytest -x tests/test_api_auth.py::test_signup_duplicate_email_returns_409 -q"},
-        terminal_output(".                                                                        [100%]\n1 passed in 0.38s", 0),
+        {
+            "command": "python -m pytest -x tests/test_api_auth.py::test_signup_duplicate_email_returns_409 -q"
+        },
+        terminal_output(
+            ".                                                                        [100%]\n1 passed in 0.38s",
+            0,
+        ),
     )
     c.call("terminal", {"command": "python -m pytest -x"}, passing_run(217, "4.11"))
     c.call(
@@ -894,7 +965,7 @@ def _api_fix(c: Conversation) -> None:
     c.call(
         "terminal",
         {
-            "command": "ssh deploy@staging-1 \"sqlite3 -header -column /srv/tasklog/data/tasklog.sqlite3 "
+            "command": 'ssh deploy@staging-1 "sqlite3 -header -column /srv/tasklog/data/tasklog.sqlite3 '
             "'SELECT lower(email) AS address, COUNT(*) AS accounts FROM users "
             "GROUP BY lower(email) HAVING COUNT(*) > 1;'\""
         },
@@ -926,7 +997,9 @@ def _api_fix(c: Conversation) -> None:
     )
     c.call(
         "terminal",
-        {"command": "git switch -c fix/test-isolation && git add tasklog tests && git diff --cached --stat"},
+        {
+            "command": "git switch -c fix/test-isolation && git add tasklog tests && git diff --cached --stat"
+        },
         terminal_output(
             "Switched to a new branch 'fix/test-isolation'\n"
             " tasklog/api.py         |  2 ++\n tasklog/tasks.py        |  8 ++++++--\n"

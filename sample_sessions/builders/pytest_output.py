@@ -57,28 +57,55 @@ SUITE: list[tuple[str, str, list[str]]] = [
     ("tests/test_api_auth.py", "test_signup_duplicate_email_returns_409", []),
     ("tests/test_api_auth.py", "test_login_sets_session_cookie", []),
     ("tests/test_api_auth.py", "test_logout_clears_session", []),
-    ("tests/test_api_auth.py", "test_login_rate_limited", [f"{n}-{code}" for n, code in
-        ((1, 200), (4, 200), (5, 429), (9, 429))]),
+    (
+        "tests/test_api_auth.py",
+        "test_login_rate_limited",
+        [f"{n}-{code}" for n, code in ((1, 200), (4, 200), (5, 429), (9, 429))],
+    ),
     (
         "tests/test_api_auth.py",
         "test_login_payloads",
-        [f"{kind}" for kind in ("username", "email", "email-upper", "missing-password",
-                                "missing-login", "empty-json", "form-encoded", "extra-fields")],
+        [
+            f"{kind}"
+            for kind in (
+                "username",
+                "email",
+                "email-upper",
+                "missing-password",
+                "missing-login",
+                "empty-json",
+                "form-encoded",
+                "extra-fields",
+            )
+        ],
     ),
     ("tests/test_api_tasks.py", "test_list_tasks_requires_login", []),
     ("tests/test_api_tasks.py", "test_create_task_returns_201", []),
-    ("tests/test_api_tasks.py", "test_create_task_validates_due", ["2024-13-01", "yesterday",
-                                                                   "2024-06-03T25:00"]),
+    (
+        "tests/test_api_tasks.py",
+        "test_create_task_validates_due",
+        ["2024-13-01", "yesterday", "2024-06-03T25:00"],
+    ),
     ("tests/test_api_tasks.py", "test_patch_status", ["open", "in_progress", "done"]),
-    ("tests/test_api_tasks.py", "test_pagination", [f"page{p}-size{s}" for p in (1, 2, 3)
-                                                    for s in (10, 25, 50)]),
+    (
+        "tests/test_api_tasks.py",
+        "test_pagination",
+        [f"page{p}-size{s}" for p in (1, 2, 3) for s in (10, 25, 50)],
+    ),
     ("tests/test_api_tasks.py", "test_filter_by_status", ["open", "in_progress", "done", "all"]),
-    ("tests/test_api_tasks.py", "test_sort_orders", ["due", "-due", "title", "-title",
-                                                     "created", "-created"]),
+    (
+        "tests/test_api_tasks.py",
+        "test_sort_orders",
+        ["due", "-due", "title", "-title", "created", "-created"],
+    ),
     ("tests/test_notifications.py", "test_due_reminder_sent_once", []),
     ("tests/test_notifications.py", "test_reminder_skips_done_tasks", []),
     ("tests/test_notifications.py", "test_digest_groups_by_owner", []),
-    ("tests/test_notifications.py", "test_reminder_times", [f"{h:02d}:00" for h in range(6, 22, 2)]),
+    (
+        "tests/test_notifications.py",
+        "test_reminder_times",
+        [f"{h:02d}:00" for h in range(6, 22, 2)],
+    ),
     ("tests/test_reports.py", "test_weekly_report_counts", []),
     ("tests/test_reports.py", "test_report_csv_header", []),
     ("tests/test_reports.py", "test_report_range", [f"2024-0{m}" for m in range(1, 10)]),
@@ -117,10 +144,14 @@ def _call_log(test_id: str, index: int) -> list[str]:
             f'{stamp} INFO     werkzeug:_internal.py:97 127.0.0.1 - - "POST /api/login HTTP/1.1" 200 -'
         )
     if "test_tasks" in test_id or "notifications" in test_id:
-        lines.append(f"{stamp} DEBUG    tasklog.tasks:tasks.py:49 inserted task id={index % 17 + 1}")
+        lines.append(
+            f"{stamp} DEBUG    tasklog.tasks:tasks.py:49 inserted task id={index % 17 + 1}"
+        )
     if "cli" in test_id and "[" not in test_id:
-        lines.append(f"{stamp} INFO     tasklog.cli:cli.py:31 tasklog 0.9.2 using /tmp/"
-                     f"pytest-of-maya/pytest-12/test_{index}0/test.sqlite3")
+        lines.append(
+            f"{stamp} INFO     tasklog.cli:cli.py:31 tasklog 0.9.2 using /tmp/"
+            f"pytest-of-maya/pytest-12/test_{index}0/test.sqlite3"
+        )
     return lines
 
 
@@ -135,7 +166,9 @@ def verbose_run() -> str:
             out.append(f"{test_id} ")
             out.append("-" * 31 + " live log setup " + "-" * 31)
             out.append("09:41:10 INFO     tasklog.db:db.py:38 applying migration 0001_init.sql")
-            out.append("09:41:10 INFO     tasklog.db:db.py:38 applying migration 0002_add_email.sql")
+            out.append(
+                "09:41:10 INFO     tasklog.db:db.py:38 applying migration 0002_add_email.sql"
+            )
             out.append("PASSED".ljust(74) + percent)
         elif log_lines:
             out.append(f"{test_id} ")

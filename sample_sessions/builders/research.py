@@ -15,13 +15,15 @@ from typing import Any
 
 from builders.common import IdMaker, token
 
-Step = tuple[str | None, str | None, str, dict[str, Any], str]  # thinking, text, tool, input, output
+Step = tuple[
+    str | None, str | None, str, dict[str, Any], str
+]  # thinking, text, tool, input, output
 
 SYSTEM = """You are a research and debugging agent for the paybright engineering team. paybright is an online shop: a FastAPI backend (Python 3.12, SQLAlchemy 2.0, PostgreSQL 16 via psycopg 3), a React 18 checkout built with Vite, and Stripe for payments. You can search the web (web_search), open pages (browser_navigate), read repository files (read_file), search the repository (search_files) and run commands in a sandboxed checkout (terminal).
 
 Work like an investigator: state a hypothesis, gather evidence, and say what the evidence shows. Cite the file and line or the page you rely on. Do not change production configuration; propose changes as diffs for the team to review."""
 
-HANDLER = '''import logging
+HANDLER = """import logging
 
 import stripe
 from fastapi import APIRouter, Header, HTTPException, Request
@@ -47,9 +49,9 @@ async def stripe_webhook(request: Request, stripe_signature: str = Header(None))
         mark_paid(event["data"]["object"]["metadata"]["order_id"])
     elif event["type"] == "payment_intent.payment_failed":
         mark_payment_failed(event["data"]["object"]["metadata"]["order_id"])
-    return {"received": True}'''
+    return {"received": True}"""
 
-HANDLER_FIXED = '''@router.post("/webhooks/stripe")
+HANDLER_FIXED = """@router.post("/webhooks/stripe")
 async def stripe_webhook(request: Request, stripe_signature: str = Header(None)):
     # Verify the exact bytes Stripe signed: re-serialising parsed JSON changes whitespace and
     # key order, and the HMAC no longer matches.
@@ -60,9 +62,9 @@ async def stripe_webhook(request: Request, stripe_signature: str = Header(None))
         )
     except stripe.error.SignatureVerificationError as error:
         log.warning("stripe signature check failed: %s", error)
-        raise HTTPException(status_code=400, detail="invalid signature") from error'''
+        raise HTTPException(status_code=400, detail="invalid signature") from error"""
 
-DB_PY = '''from sqlalchemy import create_engine
+DB_PY = """from sqlalchemy import create_engine
 from sqlalchemy.orm import sessionmaker
 
 from paybright.config import settings
@@ -82,7 +84,7 @@ def get_session():
     try:
         yield session
     finally:
-        session.close()'''
+        session.close()"""
 
 CHECKOUT_CSS = """.checkout {
   display: flex;
@@ -128,17 +130,21 @@ CHECKOUT_CSS = """.checkout {
 }"""
 
 
-def _stripe_cli_log(lines: int, failing: bool) -> str:
-    events = ["payment_intent.created", "charge.succeeded", "payment_intent.succeeded",
-              "checkout.session.completed", "payment_intent.payment_failed", "charge.refunded"]
+def _stripe_cli_log(lines: int, failing: bool, seed: int = 0) -> str:
+    events = [
+        "payment_intent.created",
+        "charge.succeeded",
+        "payment_intent.succeeded",
+        "checkout.session.completed",
+        "payment_intent.payment_failed",
+        "charge.refunded",
+    ]
     out = []
     for n in range(lines):
         event = events[n % len(events)]
-        evt = "evt_3P" + token(f"evt{n}", 21)
+        evt = "evt_3P" + token(f"evt{seed}-{n}", 21)
         status = 400 if failing and n % 7 != 3 else 200
-        out.append(
-            f"2024-06-1{n % 3 + 1} 14:{n % 60:02d}:{n * 7 % 60:02d}   --> {event} [{evt}]"
-        )
+        out.append(f"2024-06-1{n % 3 + 1} 14:{n % 60:02d}:{n * 7 % 60:02d}   --> {event} [{evt}]")
         out.append(
             f"2024-06-1{n % 3 + 1} 14:{n % 60:02d}:{(n * 7 + 1) % 60:02d}  <--  [{status}] POST "
             f"http://localhost:8000/webhooks/stripe [{evt}]"
@@ -146,30 +152,29 @@ def _stripe_cli_log(lines: int, failing: bool) -> str:
     return "\n".join(out)
 
 
-def _api_log(lines: int) -> str:
+def _api_log(lines: int, seed: int = 0) -> str:
     out = []
     for n in range(lines):
-        stamp = f"2024-06-12T14:{n % 60:02d}:{n * 13 % 60:02d}.{n * 977 % 1000:03d}Z"
+        stamp = f"2024-06-12T{14 + seed % 8:02d}:{n % 60:02d}:{n * 13 % 60:02d}.{(n + seed) * 977 % 1000:03d}Z"
         if n % 5 == 2:
             out.append(
                 f'{{"ts": "{stamp}", "level": "WARNING", "logger": "paybright.webhooks", '
                 '"msg": "stripe signature check failed: No signatures found matching the expected '
-                'signature for payload", "request_id": "'
-                + token(f"r{n}", 16) + '"}'
+                'signature for payload", "request_id": "' + token(f"r{seed}-{n}", 16) + '"}'
             )
         else:
             out.append(
                 f'{{"ts": "{stamp}", "level": "INFO", "logger": "uvicorn.access", "msg": '
                 f'"10.0.{n % 4}.{n % 200 + 10}:0 - \\"POST /webhooks/stripe HTTP/1.1\\" '
-                f'{400 if n % 5 == 2 else 200}", "request_id": "' + token(f"r{n}", 16) + '"}'
+                f'{400 if n % 5 == 2 else 200}", "request_id": "' + token(f"r{seed}-{n}", 16) + '"}'
             )
     return "\n".join(out)
 
 
-def _pool_log(lines: int) -> str:
+def _pool_log(lines: int, seed: int = 0) -> str:
     out = []
     for n in range(lines):
-        stamp = f"2024-06-12 15:{n % 60:02d}:{n * 11 % 60:02d},{n * 131 % 1000:03d}"
+        stamp = f"2024-06-12 {15 + seed % 8:02d}:{n % 60:02d}:{(n + seed) * 11 % 60:02d},{(n + seed) * 131 % 1000:03d}"
         if n % 6 == 0:
             out += [
                 f"{stamp} ERROR paybright.api Exception in ASGI application",
@@ -187,18 +192,23 @@ def _pool_log(lines: int) -> str:
     return "\n".join(out)
 
 
-def _pg_activity(rows: int) -> str:
-    header = (" pid  | usename  | application_name | state               | wait_event   |"
-              " xact_age  | query\n" + "-" * 120)
+def _pg_activity(rows: int, seed: int = 0) -> str:
+    header = (
+        " pid  | usename  | application_name | state               | wait_event   |"
+        " xact_age  | query\n" + "-" * 120
+    )
     lines = [header]
     for n in range(rows):
         idle = n % 3 != 0
         lines.append(
-            f" {41200 + n * 7:<4} | paybright | gunicorn-w{n % 4}     | "
+            f" {41200 + seed * 97 + n * 7:<5} | paybright | gunicorn-w{n % 4}     | "
             f"{'idle in transaction' if idle else 'active':<19} | {'ClientRead' if idle else '':<12} | "
             f"00:0{n % 6}:{n * 7 % 60:02d}  | "
-            + ("SELECT products.id, products.name, products.price_cents FROM products WHERE products.id = ANY(%(ids)s)"
-               if idle else "UPDATE orders SET status='paid' WHERE id = %(id)s")
+            + (
+                "SELECT products.id, products.name, products.price_cents FROM products WHERE products.id = ANY(%(ids)s)"
+                if idle
+                else "UPDATE orders SET status='paid' WHERE id = %(id)s"
+            )
         )
     lines.append(f"({rows} rows)")
     return "\n".join(lines)
@@ -236,123 +246,361 @@ CSS_DOC = [
 
 def _stripe_steps() -> list[Step]:
     return [
-        ("The team says signature verification fails for all live webhooks since Monday's deploy. Start with the handler.",
-         "Let me look at the webhook handler first.",
-         "read_file", {"path": "paybright/webhooks/stripe.py"}, HANDLER),
-        (None, None, "terminal", {"command": "kubectl logs deploy/paybright-api --since=1h | grep webhooks | tail -n 120"}, _api_log(120)),
-        ("Every Stripe POST fails 4 out of 5 times with 'No signatures found matching the expected signature for payload'. The handler re-serialises request.json() — that alone would break verification.",
-         "The handler verifies `json.dumps(await request.json())`, not the raw body. Let me check what Stripe says about verification.",
-         "web_search", {"query": "stripe webhook No signatures found matching the expected signature for payload fastapi raw body"},
-         json.dumps({"results": [
-             {"title": "Check the webhook signatures | Stripe Documentation", "url": "https://docs.stripe.com/webhooks/signature", "snippet": "Verify the events that Stripe sends to your webhook endpoints using the raw request body and your endpoint's secret."},
-             {"title": "Resolve webhook signature verification errors", "url": "https://docs.stripe.com/webhooks/signature#troubleshooting", "snippet": "The most common cause is a framework that modifies the raw body before verification."},
-             {"title": "FastAPI: get the raw request body", "url": "https://fastapi.tiangolo.com/advanced/using-request-directly/", "snippet": "Use await request.body() to get the bytes exactly as received."},
-         ]}, indent=1)),
-        (None, None, "browser_navigate", {"url": "https://docs.stripe.com/webhooks/signature"}, _page("Check the webhook signatures (notes)", STRIPE_DOC, 15)),
-        (None, "Why only 4 in 5 and not all? Let me compare with the Stripe CLI forwarding locally.",
-         "terminal", {"command": "stripe listen --forward-to localhost:8000/webhooks/stripe --print-json=false 2>&1 | head -n 160"}, _stripe_cli_log(80, True)),
-        ("The ones that pass are events whose JSON happens to round-trip identically (no floats, ASCII-only, same key order). Payment intents with metadata containing non-ASCII names fail — json.dumps escapes them.",
-         None, "search_files", {"pattern": "construct_event|STRIPE_WEBHOOK_SECRET", "path": "."},
-         json.dumps({"total_count": 4, "matches": [
-             {"path": "paybright/webhooks/stripe.py", "line": 17, "content": "event = stripe.Webhook.construct_event("},
-             {"path": "paybright/config.py", "line": 22, "content": "stripe_webhook_secret: str = Field(alias=\"STRIPE_WEBHOOK_SECRET\")"},
-             {"path": "deploy/values-prod.yaml", "line": 41, "content": "STRIPE_WEBHOOK_SECRET: {secretKeyRef: {name: stripe, key: webhook-secret-live}}"},
-             {"path": ".env.example", "line": 6, "content": "STRIPE_WEBHOOK_SECRET=whsec_replace_me"},
-         ]}, indent=1)),
+        (
+            "The team says signature verification fails for all live webhooks since Monday's deploy. Start with the handler.",
+            "Let me look at the webhook handler first.",
+            "read_file",
+            {"path": "paybright/webhooks/stripe.py"},
+            HANDLER,
+        ),
+        (
+            None,
+            None,
+            "terminal",
+            {
+                "command": "kubectl logs deploy/paybright-api --since=1h | grep webhooks | tail -n 120"
+            },
+            _api_log(120),
+        ),
+        (
+            "Every Stripe POST fails 4 out of 5 times with 'No signatures found matching the expected signature for payload'. The handler re-serialises request.json() — that alone would break verification.",
+            "The handler verifies `json.dumps(await request.json())`, not the raw body. Let me check what Stripe says about verification.",
+            "web_search",
+            {
+                "query": "stripe webhook No signatures found matching the expected signature for payload fastapi raw body"
+            },
+            json.dumps(
+                {
+                    "results": [
+                        {
+                            "title": "Check the webhook signatures | Stripe Documentation",
+                            "url": "https://docs.stripe.com/webhooks/signature",
+                            "snippet": "Verify the events that Stripe sends to your webhook endpoints using the raw request body and your endpoint's secret.",
+                        },
+                        {
+                            "title": "Resolve webhook signature verification errors",
+                            "url": "https://docs.stripe.com/webhooks/signature#troubleshooting",
+                            "snippet": "The most common cause is a framework that modifies the raw body before verification.",
+                        },
+                        {
+                            "title": "FastAPI: get the raw request body",
+                            "url": "https://fastapi.tiangolo.com/advanced/using-request-directly/",
+                            "snippet": "Use await request.body() to get the bytes exactly as received.",
+                        },
+                    ]
+                },
+                indent=1,
+            ),
+        ),
+        (
+            None,
+            None,
+            "browser_navigate",
+            {"url": "https://docs.stripe.com/webhooks/signature"},
+            _page("Check the webhook signatures (notes)", STRIPE_DOC, 15),
+        ),
+        (
+            None,
+            "Why only 4 in 5 and not all? Let me compare with the Stripe CLI forwarding locally.",
+            "terminal",
+            {
+                "command": "stripe listen --forward-to localhost:8000/webhooks/stripe --print-json=false 2>&1 | head -n 160"
+            },
+            _stripe_cli_log(80, True),
+        ),
+        (
+            "The ones that pass are events whose JSON happens to round-trip identically (no floats, ASCII-only, same key order). Payment intents with metadata containing non-ASCII names fail — json.dumps escapes them.",
+            None,
+            "search_files",
+            {"pattern": "construct_event|STRIPE_WEBHOOK_SECRET", "path": "."},
+            json.dumps(
+                {
+                    "total_count": 4,
+                    "matches": [
+                        {
+                            "path": "paybright/webhooks/stripe.py",
+                            "line": 17,
+                            "content": "event = stripe.Webhook.construct_event(",
+                        },
+                        {
+                            "path": "paybright/config.py",
+                            "line": 22,
+                            "content": 'stripe_webhook_secret: str = Field(alias="STRIPE_WEBHOOK_SECRET")',
+                        },
+                        {
+                            "path": "deploy/values-prod.yaml",
+                            "line": 41,
+                            "content": "STRIPE_WEBHOOK_SECRET: {secretKeyRef: {name: stripe, key: webhook-secret-live}}",
+                        },
+                        {
+                            "path": ".env.example",
+                            "line": 6,
+                            "content": "STRIPE_WEBHOOK_SECRET=whsec_replace_me",
+                        },
+                    ],
+                },
+                indent=1,
+            ),
+        ),
     ]
 
 
 def _stripe_followup() -> list[Step]:
     return [
-        ("Back to the webhook. Write the fix as a diff and a test that signs a payload with a non-ASCII name.",
-         "Proposed fix: verify the raw bytes.",
-         "terminal", {"command": "git diff --no-index paybright/webhooks/stripe.py /tmp/stripe_fixed.py"},
-         "--- a/paybright/webhooks/stripe.py\n+++ b/paybright/webhooks/stripe.py\n" + "\n".join(
-             f"+{line}" for line in HANDLER_FIXED.split("\n"))),
-        (None, None, "terminal", {"command": "pytest -x tests/webhooks -q"},
-         "F\n=================================== FAILURES ===================================\n"
-         "______________________ test_signature_with_unicode_metadata ______________________\n\n"
-         ">       assert response.status_code == 200\nE       assert 400 == 200\n\n"
-         "tests/webhooks/test_stripe.py:48: AssertionError\n----------------------------- Captured log call -----------------------------\n"
-         "WARNING  paybright.webhooks:stripe.py:21 stripe signature check failed: No signatures found matching the expected signature for payload\n"
-         "=========================== short test summary info ============================\n"
-         "FAILED tests/webhooks/test_stripe.py::test_signature_with_unicode_metadata - assert 400 == 200\n1 failed in 0.42s"),
-        ("The test ran against the old handler: I only wrote the diff to /tmp. Apply and rerun.", None,
-         "terminal", {"command": "cp /tmp/stripe_fixed.py paybright/webhooks/stripe.py && pytest -x tests/webhooks -q"},
-         "....\n4 passed in 0.37s"),
-        (None, None, "terminal", {"command": "stripe listen --forward-to localhost:8000/webhooks/stripe 2>&1 | head -n 120"}, _stripe_cli_log(60, False)),
+        (
+            "Back to the webhook. Write the fix as a diff and a test that signs a payload with a non-ASCII name.",
+            "Proposed fix: verify the raw bytes.",
+            "terminal",
+            {"command": "git diff --no-index paybright/webhooks/stripe.py /tmp/stripe_fixed.py"},
+            "--- a/paybright/webhooks/stripe.py\n+++ b/paybright/webhooks/stripe.py\n"
+            + "\n".join(f"+{line}" for line in HANDLER_FIXED.split("\n")),
+        ),
+        (
+            None,
+            None,
+            "terminal",
+            {"command": "pytest -x tests/webhooks -q"},
+            "F\n=================================== FAILURES ===================================\n"
+            "______________________ test_signature_with_unicode_metadata ______________________\n\n"
+            ">       assert response.status_code == 200\nE       assert 400 == 200\n\n"
+            "tests/webhooks/test_stripe.py:48: AssertionError\n----------------------------- Captured log call -----------------------------\n"
+            "WARNING  paybright.webhooks:stripe.py:21 stripe signature check failed: No signatures found matching the expected signature for payload\n"
+            "=========================== short test summary info ============================\n"
+            "FAILED tests/webhooks/test_stripe.py::test_signature_with_unicode_metadata - assert 400 == 200\n1 failed in 0.42s",
+        ),
+        (
+            "The test ran against the old handler: I only wrote the diff to /tmp. Apply and rerun.",
+            None,
+            "terminal",
+            {
+                "command": "cp /tmp/stripe_fixed.py paybright/webhooks/stripe.py && pytest -x tests/webhooks -q"
+            },
+            "....\n4 passed in 0.37s",
+        ),
+        (
+            None,
+            None,
+            "terminal",
+            {
+                "command": "stripe listen --forward-to localhost:8000/webhooks/stripe 2>&1 | head -n 120"
+            },
+            _stripe_cli_log(60, False),
+        ),
     ]
 
 
 def _pool_steps() -> list[Step]:
     return [
-        (None, "Switching to the connection-pool timeouts.", "read_file", {"path": "paybright/db.py"}, DB_PY),
-        (None, None, "terminal", {"command": "kubectl logs deploy/paybright-api --since=30m | grep -B1 -A5 TimeoutError | head -n 300"}, _pool_log(150)),
-        ("QueuePool limit of size 5 overflow 10 reached. The database is nearly idle, so connections are being held, not used.",
-         None, "terminal", {"command": "psql $DATABASE_URL -c \"SELECT pid, usename, application_name, state, wait_event, now() - xact_start AS xact_age, left(query, 100) AS query FROM pg_stat_activity WHERE datname = 'paybright' ORDER BY xact_start\""},
-         _pg_activity(60)),
-        (None, None, "browser_navigate", {"url": "https://docs.sqlalchemy.org/en/20/core/pooling.html"}, _page("Connection pooling (notes)", POOL_DOC, 12)),
-        (None, None, "search_files", {"pattern": "SessionLocal\\(\\)", "path": "paybright"},
-         json.dumps({"total_count": 3, "matches": [
-             {"path": "paybright/db.py", "line": 16, "content": "session = SessionLocal()"},
-             {"path": "paybright/catalog/prices.py", "line": 28, "content": "session = SessionLocal()  # TODO: use get_session"},
-             {"path": "paybright/catalog/stream.py", "line": 12, "content": "session = SessionLocal()"},
-         ]}, indent=1)),
-        ("catalog/stream.py opens a session inside an async generator used by a StreamingResponse; when the client disconnects the generator is never closed, so the session and its connection stay checked out 'idle in transaction'.",
-         "Found the leak candidate: a session opened inside a streaming generator.",
-         "read_file", {"path": "paybright/catalog/stream.py"},
-         "async def stream_products(ids):\n    session = SessionLocal()\n    for chunk in batched(ids, 100):\n"
-         "        rows = session.execute(select(Product).where(Product.id.in_(chunk))).scalars().all()\n"
-         "        for row in rows:\n            yield ProductOut.model_validate(row).model_dump_json() + \"\\n\"\n"
-         "    session.close()  # never reached when the client disconnects mid-stream"),
+        (
+            None,
+            "Switching to the connection-pool timeouts.",
+            "read_file",
+            {"path": "paybright/db.py"},
+            DB_PY,
+        ),
+        (
+            None,
+            None,
+            "terminal",
+            {
+                "command": "kubectl logs deploy/paybright-api --since=30m | grep -B1 -A5 TimeoutError | head -n 300"
+            },
+            _pool_log(150),
+        ),
+        (
+            "QueuePool limit of size 5 overflow 10 reached. The database is nearly idle, so connections are being held, not used.",
+            None,
+            "terminal",
+            {
+                "command": "psql $DATABASE_URL -c \"SELECT pid, usename, application_name, state, wait_event, now() - xact_start AS xact_age, left(query, 100) AS query FROM pg_stat_activity WHERE datname = 'paybright' ORDER BY xact_start\""
+            },
+            _pg_activity(60),
+        ),
+        (
+            None,
+            None,
+            "browser_navigate",
+            {"url": "https://docs.sqlalchemy.org/en/20/core/pooling.html"},
+            _page("Connection pooling (notes)", POOL_DOC, 12),
+        ),
+        (
+            None,
+            None,
+            "search_files",
+            {"pattern": "SessionLocal\\(\\)", "path": "paybright"},
+            json.dumps(
+                {
+                    "total_count": 3,
+                    "matches": [
+                        {
+                            "path": "paybright/db.py",
+                            "line": 16,
+                            "content": "session = SessionLocal()",
+                        },
+                        {
+                            "path": "paybright/catalog/prices.py",
+                            "line": 28,
+                            "content": "session = SessionLocal()  # TODO: use get_session",
+                        },
+                        {
+                            "path": "paybright/catalog/stream.py",
+                            "line": 12,
+                            "content": "session = SessionLocal()",
+                        },
+                    ],
+                },
+                indent=1,
+            ),
+        ),
+        (
+            "catalog/stream.py opens a session inside an async generator used by a StreamingResponse; when the client disconnects the generator is never closed, so the session and its connection stay checked out 'idle in transaction'.",
+            "Found the leak candidate: a session opened inside a streaming generator.",
+            "read_file",
+            {"path": "paybright/catalog/stream.py"},
+            "async def stream_products(ids):\n    session = SessionLocal()\n    for chunk in batched(ids, 100):\n"
+            "        rows = session.execute(select(Product).where(Product.id.in_(chunk))).scalars().all()\n"
+            '        for row in rows:\n            yield ProductOut.model_validate(row).model_dump_json() + "\\n"\n'
+            "    session.close()  # never reached when the client disconnects mid-stream",
+        ),
     ]
 
 
 def _css_steps() -> list[Step]:
     return [
-        (None, "Now the checkout layout bug: the order summary is pushed off-screen on mobile widths around 400px.",
-         "read_file", {"path": "web/src/checkout/checkout.css"}, CHECKOUT_CSS),
-        (None, None, "terminal", {"command": "npx playwright screenshot --viewport-size=390,844 http://localhost:5173/checkout /tmp/co.png && node scripts/computed-widths.mjs"},
-         "\n".join(f"{sel:<28} width={w}px  min-width={mw}  overflow={o}" for sel, w, mw, o in [
-             (".checkout", 390, "auto", "visible"), (".checkout__form", 552, "auto", "visible"),
-             (".card-element", 520, "auto", "visible"), ("iframe[name^=__privateStripe]", 520, "auto", "visible"),
-             (".checkout__summary", 390, "auto", "visible"), (".summary__line", 358, "auto", "visible"),
-             (".summary__name", 301, "auto", "hidden")] * 6)),
-        (None, None, "browser_navigate", {"url": "https://developer.mozilla.org/en-US/docs/Web/CSS/min-width"}, _page("min-width and flex items (notes)", CSS_DOC, 12)),
+        (
+            None,
+            "Now the checkout layout bug: the order summary is pushed off-screen on mobile widths around 400px.",
+            "read_file",
+            {"path": "web/src/checkout/checkout.css"},
+            CHECKOUT_CSS,
+        ),
+        (
+            None,
+            None,
+            "terminal",
+            {
+                "command": "npx playwright screenshot --viewport-size=390,844 http://localhost:5173/checkout /tmp/co.png && node scripts/computed-widths.mjs"
+            },
+            "\n".join(
+                f"{sel:<28} width={w}px  min-width={mw}  overflow={o}"
+                for sel, w, mw, o in [
+                    (".checkout", 390, "auto", "visible"),
+                    (".checkout__form", 552, "auto", "visible"),
+                    (".card-element", 520, "auto", "visible"),
+                    ("iframe[name^=__privateStripe]", 520, "auto", "visible"),
+                    (".checkout__summary", 390, "auto", "visible"),
+                    (".summary__line", 358, "auto", "visible"),
+                    (".summary__name", 301, "auto", "hidden"),
+                ]
+                * 6
+            ),
+        ),
+        (
+            None,
+            None,
+            "browser_navigate",
+            {"url": "https://developer.mozilla.org/en-US/docs/Web/CSS/min-width"},
+            _page("min-width and flex items (notes)", CSS_DOC, 12),
+        ),
     ]
+
+
+WIDTH_ROWS = [
+    (f".checkout > :nth-child({n}) {part}", extra)
+    for n in (1, 2)
+    for part, extra in (
+        (".checkout__form", 162),
+        (".card-element", 130),
+        ("iframe", 130),
+        (".summary__line", -32),
+        (".summary__name", -89),
+        ("button.pay", -64),
+    )
+]
 
 
 def _steps() -> list[tuple[str | None, list[Step]]]:
     """(user message or None, steps) blocks in story order."""
     blocks: list[tuple[str | None, list[Step]]] = [
-        ("Three things broke this week and I need you to research each: (1) Stripe webhooks fail signature verification in production since Monday's deploy, (2) the API throws connection-pool timeouts under modest load, (3) the checkout page layout breaks on phones. Start with the webhooks, they cost us money.", _stripe_steps()),
-        ("Good. Pause the webhook for now and look at the pool timeouts, ops is paging about them.", _pool_steps()),
-        ("While you're at it, the designers want to know why the checkout overflows on phones.", _css_steps()),
+        (
+            "Three things broke this week and I need you to research each: (1) Stripe webhooks fail signature verification in production since Monday's deploy, (2) the API throws connection-pool timeouts under modest load, (3) the checkout page layout breaks on phones. Start with the webhooks, they cost us money.",
+            _stripe_steps(),
+        ),
+        (
+            "Good. Pause the webhook for now and look at the pool timeouts, ops is paging about them.",
+            _pool_steps(),
+        ),
+        (
+            "While you're at it, the designers want to know why the checkout overflows on phones.",
+            _css_steps(),
+        ),
     ]
     # More rounds of evidence on each topic, so the session is long like a real investigation.
     extra: list[Step] = []
     for n in range(18):
-        extra.append((None, None, "terminal", {"command": f"kubectl logs pod/paybright-api-7d9f8-{token(str(n), 5).lower()} --since=10m | tail -n 60"},
-                      _pool_log(14) if n % 2 else _api_log(20)))
-        extra.append((None, None, "terminal", {"command": f"stripe events list --limit 40 --starting-after evt_{token('s' + str(n), 10)}"},
-                      _stripe_cli_log(14, n < 9)))
-    blocks.append(("Keep collecting evidence on both the webhook and the pool across all api pods, I want to be sure it's not one bad pod.", extra))
+        extra.append(
+            (
+                None,
+                None,
+                "terminal",
+                {
+                    "command": f"kubectl logs pod/paybright-api-7d9f8-{token(str(n), 5).lower()} --since=10m | tail -n 60"
+                },
+                _pool_log(14, n) if n % 2 else _api_log(20, n),
+            )
+        )
+        extra.append(
+            (
+                None,
+                None,
+                "terminal",
+                {
+                    "command": f"stripe events list --limit 40 --starting-after evt_{token('s' + str(n), 10)}"
+                },
+                _stripe_cli_log(14, n < 9, n),
+            )
+        )
+    blocks.append(
+        (
+            "Keep collecting evidence on both the webhook and the pool across all api pods, I want to be sure it's not one bad pod.",
+            extra,
+        )
+    )
     css_more: list[Step] = [
-        (None, None, "terminal", {"command": f"node scripts/computed-widths.mjs --viewport {w}"},
-         "\n".join(f".checkout__form width={w + 162}px min-width=auto  .card-element width={w + 130}px" for _ in range(12)))
+        (
+            None,
+            None,
+            "terminal",
+            {"command": f"node scripts/computed-widths.mjs --viewport {w}"},
+            "\n".join(f"{sel:<32} width={w + extra}px min-width=auto" for sel, extra in WIDTH_ROWS),
+        )
         for w in (320, 360, 375, 390, 414, 430, 768, 1024)
     ]
     blocks.append(("For the CSS, check every common phone width, not just 390.", css_more))
     pool_more: list[Step] = [
-        (None, None, "terminal", {"command": f"psql $DATABASE_URL -c \"SELECT count(*) FILTER (WHERE state = 'idle in transaction') FROM pg_stat_activity\" # sample {n}"},
-         f" count \n-------\n    {12 + n % 4}\n(1 row)\n" + _pg_activity(10))
+        (
+            None,
+            None,
+            "terminal",
+            {
+                "command": f"psql $DATABASE_URL -c \"SELECT count(*) FILTER (WHERE state = 'idle in transaction') FROM pg_stat_activity\" # sample {n}"
+            },
+            f" count \n-------\n    {12 + n % 4}\n(1 row)\n" + _pg_activity(10, n),
+        )
         for n in range(10)
     ]
-    blocks.append(("Sample pg_stat_activity a few more times so we can see whether the idle-in-transaction count grows.", pool_more))
-    blocks.append((
-        "OK. Now back to the Stripe webhook: write the fix, test it with a signed payload that has a non-ASCII customer name, and confirm with the Stripe CLI. Then give me a summary of all three issues with the recommended change for each.",
-        _stripe_followup(),
-    ))
+    blocks.append(
+        (
+            "Sample pg_stat_activity a few more times so we can see whether the idle-in-transaction count grows.",
+            pool_more,
+        )
+    )
+    blocks.append(
+        (
+            "OK. Now back to the Stripe webhook: write the fix, test it with a signed payload that has a non-ASCII customer name, and confirm with the Stripe CLI. Then give me a summary of all three issues with the recommended change for each.",
+            _stripe_followup(),
+        )
+    )
     return blocks
 
 
@@ -368,15 +616,25 @@ def build() -> dict[str, Any]:
                 messages.append({"role": "user", "content": pending_user})
             blocks: list[dict[str, Any]] = []
             if thinking:
-                blocks.append({"type": "thinking", "thinking": thinking,
-                               "signature": "EqQB" + token("sig" + thinking, 40)})
+                blocks.append(
+                    {
+                        "type": "thinking",
+                        "thinking": thinking,
+                        "signature": "EqQB" + token("sig" + thinking, 40),
+                    }
+                )
             if text:
                 blocks.append({"type": "text", "text": text})
             call_id = ids.anthropic()
             blocks.append({"type": "tool_use", "id": call_id, "name": tool, "input": tool_input})
             messages.append({"role": "assistant", "content": blocks})
-            pending_user = [{"type": "tool_result", "tool_use_id": call_id,
-                             "content": [{"type": "text", "text": output}]}]
+            pending_user = [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": call_id,
+                    "content": [{"type": "text", "text": output}],
+                }
+            ]
         if pending_user:
             messages.append({"role": "user", "content": pending_user})
         # The agent's written conclusion of each block, in its own assistant turn.

@@ -1,8 +1,8 @@
-'''Source files of "tasklog", the small Flask + SQLite project the coding samples work on.
+"""Source files of "tasklog", the small Flask + SQLite project the coding samples work on.
 
 The files are written for these samples (a plausible little task tracker); the stories read,
 search and patch them, so keeping them in one place keeps every read of a file identical.
-'''
+"""
 
 from __future__ import annotations
 
@@ -306,7 +306,7 @@ ALTER TABLE users ADD COLUMN email TEXT;
 UPDATE users SET email = username || '@legacy.tasklog.local' WHERE email IS NULL;
 CREATE UNIQUE INDEX idx_users_email ON users (email);"""
 
-CONFTEST = '''import pytest
+CONFTEST = """import pytest
 
 from tasklog import db as tasklog_db
 from tasklog import users
@@ -328,9 +328,9 @@ def alice(db):
 
 @pytest.fixture
 def bob(db):
-    return users.create_user(db, "bob", "bob@example.com", "battery staple")'''
+    return users.create_user(db, "bob", "bob@example.com", "battery staple")"""
 
-CONFTEST_FIXED = '''import pytest
+CONFTEST_FIXED = """import pytest
 
 from tasklog import db as tasklog_db
 from tasklog import users
@@ -362,9 +362,9 @@ def alice(db):
 
 @pytest.fixture
 def bob(db):
-    return users.create_user(db, "bob", "bob@example.com", "battery staple")'''
+    return users.create_user(db, "bob", "bob@example.com", "battery staple")"""
 
-TEST_USERS = '''import pytest
+TEST_USERS = """import pytest
 
 from tasklog import users
 
@@ -402,9 +402,9 @@ def test_wrong_password(db, bob):
 
 def test_list_admins(db, alice, bob):
     users.set_admin(db, bob.id)
-    assert [u.username for u in users.list_users(db, admins_only=True)] == ["bob"]'''
+    assert [u.username for u in users.list_users(db, admins_only=True)] == ["bob"]"""
 
-TEST_TASKS = '''from datetime import datetime, timedelta, timezone
+TEST_TASKS = """from datetime import datetime, timedelta, timezone
 
 from freezegun import freeze_time
 
@@ -423,7 +423,7 @@ def test_due_soon_orders_by_due_date(db, alice):
 def test_done_tasks_not_due(db, alice):
     task = tasks.create_task(db, alice.id, "ship it", datetime.now(timezone.utc))
     tasks.set_status(db, task.id, "done")
-    assert tasks.due_soon(db) == []'''
+    assert tasks.due_soon(db) == []"""
 
 REPORTS_PY = '''"""Weekly reports and sprint burndown, exported as CSV for the Monday meeting."""
 

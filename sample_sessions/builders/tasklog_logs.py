@@ -9,21 +9,25 @@ import difflib
 from builders import pytest_output as pt
 from builders import tasklog_files as files
 
-_CI_FAILURES = [
-    ("tests/test_users.py::test_duplicate_email_rejected", "ERROR", "integrity"),
-    ("tests/test_users.py::test_login_with_email_is_case_insensitive", "FAILED", "integrity"),
-    ("tests/test_users.py::test_list_admins", "FAILED", "admins"),
-    ("tests/test_tasks.py::test_due_soon_orders_by_due_date", "FAILED", "tz"),
-    ("tests/test_tasks.py::test_create_task_strips_title", "FAILED", "integrity"),
-    ("tests/test_api_auth.py::test_signup_duplicate_email_returns_409", "FAILED", "500"),
-] + [
-    (f"tests/test_permissions.py::test_role_matrix[{role}-{action}]", "ERROR", "integrity")
-    for role in ("admin", "owner", "assignee", "viewer")
-    for action in ("read", "edit", "assign", "delete", "export")
-] + [
-    (f"tests/test_api_auth.py::test_login_payloads[{kind}]", "ERROR", "integrity")
-    for kind in ("username", "email", "email-upper", "missing-password")
-]
+_CI_FAILURES = (
+    [
+        ("tests/test_users.py::test_duplicate_email_rejected", "ERROR", "integrity"),
+        ("tests/test_users.py::test_login_with_email_is_case_insensitive", "FAILED", "integrity"),
+        ("tests/test_users.py::test_list_admins", "FAILED", "admins"),
+        ("tests/test_tasks.py::test_due_soon_orders_by_due_date", "FAILED", "tz"),
+        ("tests/test_tasks.py::test_create_task_strips_title", "FAILED", "integrity"),
+        ("tests/test_api_auth.py::test_signup_duplicate_email_returns_409", "FAILED", "500"),
+    ]
+    + [
+        (f"tests/test_permissions.py::test_role_matrix[{role}-{action}]", "ERROR", "integrity")
+        for role in ("admin", "owner", "assignee", "viewer")
+        for action in ("read", "edit", "assign", "delete", "export")
+    ]
+    + [
+        (f"tests/test_api_auth.py::test_login_payloads[{kind}]", "ERROR", "integrity")
+        for kind in ("username", "email", "email-upper", "missing-password")
+    ]
+)
 
 
 def _stamp(second: int, fraction: int) -> str:
@@ -59,7 +63,7 @@ def _ci_block(index: int, test_id: str, kind: str) -> list[str]:
             "",
             "    def test_list_admins(db, alice, bob):",
             "        users.set_admin(db, bob.id)",
-            ">       assert [u.username for u in users.list_users(db, admins_only=True)] == [\"bob\"]",
+            '>       assert [u.username for u in users.list_users(db, admins_only=True)] == ["bob"]',
             "E       AssertionError: assert ['alice', 'bob'] == ['bob']",
             "E         At index 0 diff: 'alice' != 'bob'",
             "E         Left contains one more item: 'bob'",
@@ -118,11 +122,13 @@ def ci_failed_log() -> str:
     lines.append(
         f"test\tRun tests\t{_stamp(52, 4426781)} ============ 7 failed, 169 passed, 40 errors in 11.08s ============"
     )
-    lines.append(f"test\tRun tests\t{_stamp(52, 5120337)} ##[error]Process completed with exit code 1.")
+    lines.append(
+        f"test\tRun tests\t{_stamp(52, 5120337)} ##[error]Process completed with exit code 1."
+    )
     return "\n".join(lines)
 
 
-def staging_log() -> str:
+def staging_log(requests: int = 130) -> str:
     """`journalctl -u tasklog` on staging: normal traffic with two 500s on POST /api/signup."""
     paths = [
         ("GET", "/api/tasks?status=open&page=1", 200, 2214),
@@ -136,8 +142,8 @@ def staging_log() -> str:
     ]
     ips = ["10.8.0.14", "10.8.0.22", "10.8.0.9", "10.8.1.3"]
     lines = []
-    for index in range(130):
-        minute, second = divmod(index * 27, 60)
+    for index in range(requests):
+        minute, second = divmod(index * 3540 // requests, 60)
         stamp = f"Jun 03 07:{minute % 60:02d}:{second:02d}"
         method, path, status, size = paths[index * 5 % len(paths)]
         ip = ips[index % len(ips)]
@@ -161,7 +167,7 @@ def staging_log() -> str:
             )
             method, path, status, size = "POST", "/api/signup", 500, 265
         lines.append(
-            f'{stamp} staging-1 gunicorn[2291]: {ip} - - [03/Jun/2024:07:{minute % 60:02d}:{second:02d} +0000] '
+            f"{stamp} staging-1 gunicorn[2291]: {ip} - - [03/Jun/2024:07:{minute % 60:02d}:{second:02d} +0000] "
             f'"{method} {path} HTTP/1.1" {status} {size} "https://staging.tasklog.dev/" '
             '"Mozilla/5.0 (X11; Linux x86_64; rv:126.0) Gecko/20100101 Firefox/126.0"'
         )
@@ -173,26 +179,32 @@ def collect_only() -> str:
     return "\n".join(ids) + f"\n\n{len(ids)} tests collected in 0.41s"
 
 
-USERS_BEFORE = files.USERS_PY.replace(
-    '''def normalize_email(email: str) -> str:
+USERS_BEFORE = (
+    files.USERS_PY.replace(
+        """def normalize_email(email: str) -> str:
     # Added on the email-login branch: logins compare addresses case-insensitively.
     return email.strip().lower()
 
 
-''',
-    "",
-).replace("    email = normalize_email(email)\n", "").replace(
-    '''    """Look a user up by username, or by e-mail address when `login` contains an @."""
+""",
+        "",
+    )
+    .replace("    email = normalize_email(email)\n", "")
+    .replace(
+        '''    """Look a user up by username, or by e-mail address when `login` contains an @."""
     if "@" in login:
         row = conn.execute(
             "SELECT * FROM users WHERE email = ?", (normalize_email(login),)
         ).fetchone()
     else:
         row = conn.execute("SELECT * FROM users WHERE username = ?", (login,)).fetchone()''',
-    '''    row = conn.execute("SELECT * FROM users WHERE username = ?", (login,)).fetchone()''',
+        """    row = conn.execute("SELECT * FROM users WHERE username = ?", (login,)).fetchone()""",
+    )
 )
 
-CONFTEST_BEFORE = files.CONFTEST.replace('@pytest.fixture(scope="session")', "@pytest.fixture").replace(
+CONFTEST_BEFORE = files.CONFTEST.replace(
+    '@pytest.fixture(scope="session")', "@pytest.fixture"
+).replace(
     "    # Shared for speed: running the migrations for every test made the suite take 40 s.\n", ""
 )
 
@@ -208,11 +220,16 @@ def _diff(path: str, before: str, after: str) -> list[str]:
 def merge_diff() -> str:
     """`git diff 3e6b7f8 4c1e9a7 -- tasklog tests migrations`: what the email-login merge changed."""
     lines: list[str] = []
-    lines += ["diff --git a/migrations/0002_add_email.sql b/migrations/0002_add_email.sql",
-              "new file mode 100644", "index 0000000..a41f0c2"]
-    lines += _diff("migrations/0002_add_email.sql", "", files.MIGRATION_2)[0:2] + [
-        "@@ -0,0 +1,4 @@"
-    ] + [f"+{line}" for line in files.MIGRATION_2.split("\n")]
+    lines += [
+        "diff --git a/migrations/0002_add_email.sql b/migrations/0002_add_email.sql",
+        "new file mode 100644",
+        "index 0000000..a41f0c2",
+    ]
+    lines += (
+        _diff("migrations/0002_add_email.sql", "", files.MIGRATION_2)[0:2]
+        + ["@@ -0,0 +1,4 @@"]
+        + [f"+{line}" for line in files.MIGRATION_2.split("\n")]
+    )
     lines += ["diff --git a/tasklog/users.py b/tasklog/users.py", "index 5be21d9..c07a3e4 100644"]
     lines += _diff("tasklog/users.py", USERS_BEFORE, files.USERS_PY)
     lines += ["diff --git a/tests/conftest.py b/tests/conftest.py", "index 3f2a1c9..8be04d1 100644"]

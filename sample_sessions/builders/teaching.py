@@ -9,7 +9,8 @@ below; tests/test_samples.py checks the numbers the DESCRIPTION states.
 
 from __future__ import annotations
 
-from builders import coding, tasklog_logs as logs
+from builders import coding
+from builders import tasklog_logs as logs
 from builders.common import Conversation, Message, terminal_output, token
 
 # Line counts that tune the token sizes (o200k_base, the gpt-4o tokenizer).
@@ -80,8 +81,10 @@ Incident handling:
 - Do not restart services, deploy, or change production data during an investigation unless the user explicitly asks for it in this conversation.
 - Production hosts: web-1, web-2 (gunicorn behind nginx), db host: none (SQLite on a shared volume). Staging host: staging-1. You have read access to journald on all of them through `ssh deploy@HOST`.
 - Write postmortems in the team's format: Summary, Impact, Timeline (UTC), Root cause, What went well, What went wrong, Action items (each with an owner and a due date)."""
-    + "\n\nTeam glossary: " + ", ".join(
-        f"{term} ({meaning})" for term, meaning in [
+    + "\n\nTeam glossary: "
+    + ", ".join(
+        f"{term} ({meaning})"
+        for term, meaning in [
             ("SEV2", "customer-visible degradation, no data loss"),
             ("SEV1", "outage or data loss"),
             ("IC", "incident commander"),
@@ -92,19 +95,30 @@ Incident handling:
             ("runbook", "docs/runbooks/*.md in the ops repository"),
         ]
     )
-    + "\n\n" + TOOLS_DOC
+    + "\n\n"
+    + TOOLS_DOC
 )
 
 
 def _journal(host: str, lines: int, start_minute: int) -> str:
-    text = logs.staging_log().replace("staging-1", host).replace("staging.tasklog.dev", "app.tasklog.dev")
+    text = (
+        logs.staging_log()
+        .replace("staging-1", host)
+        .replace("staging.tasklog.dev", "app.tasklog.dev")
+    )
     rows = text.split("\n")
-    return "\n".join(row.replace("Jun 03 07:", f"Jun 03 {22 + (start_minute // 60) % 2:02d}:") for row in rows[:lines])
+    return "\n".join(
+        row.replace("Jun 03 07:", f"Jun 03 {22 + (start_minute // 60) % 2:02d}:")
+        for row in rows[:lines]
+    )
 
 
 TIMELINE = [
     ("22:04", "web-2 (canary) receives release 2024.06.03-1 (email-login merge)"),
-    ("22:09", "first POST /api/signup 500 on web-2: sqlite3.IntegrityError: UNIQUE constraint failed: users.email"),
+    (
+        "22:09",
+        "first POST /api/signup 500 on web-2: sqlite3.IntegrityError: UNIQUE constraint failed: users.email",
+    ),
     ("22:14", "error-rate alert for /api/signup fires (threshold 2% over 5 minutes)"),
     ("22:17", "on-call acknowledges the alert and starts reading the journal on web-2"),
     ("22:34", "release promoted to web-1 by the scheduled pipeline (freeze not yet declared)"),
@@ -195,12 +209,16 @@ def build() -> list[Message]:
     )
     c.call(
         "terminal",
-        {"command": "ssh deploy@web-2 journalctl -u tasklog --since '22:00' --until '23:00' --no-pager"},
+        {
+            "command": "ssh deploy@web-2 journalctl -u tasklog --since '22:00' --until '23:00' --no-pager"
+        },
         terminal_output(_journal("web-2", MIDDLE_LOG_LINES, 0), 0),
     )
     c.call(
         "terminal",
-        {"command": "ssh deploy@web-1 journalctl -u tasklog --since '22:00' --until '23:00' --no-pager"},
+        {
+            "command": "ssh deploy@web-1 journalctl -u tasklog --since '22:00' --until '23:00' --no-pager"
+        },
         terminal_output(_journal("web-1", MIDDLE_LOG_LINES, 60), 0),
     )
     c.call(
@@ -211,7 +229,9 @@ def build() -> list[Message]:
     )
     c.call(
         "terminal",
-        {"command": "ssh deploy@web-2 'grep -c \"POST /api/signup HTTP/1.1\\\" 500\" /var/log/nginx/access.log.1'"},
+        {
+            "command": 'ssh deploy@web-2 \'grep -c "POST /api/signup HTTP/1.1\\" 500" /var/log/nginx/access.log.1\''
+        },
         terminal_output("212", 0),
     )
     c.call(
