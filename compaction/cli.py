@@ -12,6 +12,10 @@ def main() -> None:
 
 
 # -- subcommands registered by area --
+from compaction.commands.compress import compress_command, inspect_command  # noqa: E402
+
+main.add_command(compress_command)
+main.add_command(inspect_command)
 from compaction.commands.validate import validate_command  # noqa: E402
 
 main.add_command(validate_command)

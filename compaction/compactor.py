@@ -16,7 +16,7 @@ from compaction.messages import Message, validate_messages
 from compaction.phases.assemble import assemble
 from compaction.phases.boundaries import boundaries_phase
 from compaction.phases.cleanup import cleanup
-from compaction.phases.prune import prune
+from compaction.phases.prune import counts_after, prune
 from compaction.phases.summarize import summarize_phase
 from compaction.result import FATE_ORDER, KEPT, CompactionResult, PhaseResult
 from compaction.summarizers.base import OnToken, Summarizer
@@ -88,10 +88,7 @@ class Compactor:
                 return self._skipped(checked, [], tokens_before, reason, base)
 
         pruned = prune(checked, config, self.counter, tokens)
-        pruned_tokens = [
-            self.counter.count_message(m) if i in pruned.fates else tokens[i]
-            for i, m in enumerate(pruned.messages)
-        ]
+        pruned_tokens = counts_after(pruned, tokens, self.counter)
         bounds_phase, bounds = boundaries_phase(pruned.messages, pruned_tokens, config)
         bounds_phase.tokens_before = bounds_phase.tokens_after = pruned.tokens_after
         if bounds.tail_start <= bounds.head_end:

@@ -8,6 +8,7 @@ summary line that could crash would take the whole compaction down with it.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -159,9 +160,34 @@ def summarize_tool_output(tool_name: str, arguments: dict[str, Any], output: str
         return _with_evidence(_generic(tool_name or "unknown", {}, len(output)), output, None)
 
 
+def unwrap_output(output: str) -> tuple[str, int | None, str | None]:
+    """(text, exit code, error) of an output; agents such as hermes wrap terminal results in JSON
+    (`{"output": ..., "exit_code": N, "error": null}`), whose lines and errors are inside."""
+    stripped = output.strip()
+    if not (stripped.startswith("{") and stripped.endswith("}") and '"output"' in stripped):
+        return output, None, None
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return output, None, None
+    if not isinstance(value, dict) or not isinstance(value.get("output"), str):
+        return output, None, None
+    code = value.get("exit_code")
+    error = value.get("error")
+    return (
+        value["output"],
+        code if isinstance(code, int) and not isinstance(code, bool) else None,
+        error if isinstance(error, str) and error.strip() else None,
+    )
+
+
 def _summarize(tool_name: str, arguments: dict[str, Any], output: str) -> str:
     kind = tool_kind(tool_name)
     size = len(output)
+    text, wrapped_code, wrapped_error = unwrap_output(output)
+    if text is not output:
+        # Judge the wrapped text; a reported error message is evidence in its own right.
+        output = f"{text}\n{wrapped_error}" if wrapped_error else text
     if kind == "editor":
         command = str(arguments.get("command", ""))
         if command == "view":
@@ -174,7 +200,7 @@ def _summarize(tool_name: str, arguments: dict[str, Any], output: str) -> str:
             arguments = {**arguments, "mode": command or "replace"}
     if kind == "terminal":
         command = _first(arguments, "command", "cmd", "script", "input", default="")
-        code = exit_code(output)
+        code = wrapped_code if wrapped_code is not None else exit_code(output)
         shown = "?" if code is None else str(code)
         line = (
             f"[{tool_name}] ran `{_cut(_as_text(command), 80)}` -> exit {shown}, "

@@ -246,12 +246,6 @@ def test_coding_sample_dedupes_the_three_identical_reads(results: dict[str, Any]
     assert any(hashes.count(digest) == 2 for digest in hashes)  # users.py, read three times
 
 
-@pytest.mark.xfail(
-    reason="tool_summaries reads a hermes-style JSON terminal result as one line: it reports "
-    "'1 lines output', takes '\"error\": null' for a failure, and cuts the JSON instead of "
-    "quoting the exception line (reported to the engine owner)",
-    strict=False,
-)
 def test_coding_sample_one_liners_keep_the_error_evidence(results: dict[str, Any]) -> None:
     lines = [
         entry["line"] for entry in results["fix-failing-tests"].phase("prune").details["summaries"]

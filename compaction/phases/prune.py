@@ -175,3 +175,11 @@ def _shrink_calls(
                 )
         new_calls.append(call)
     return new_calls, changed
+
+
+def counts_after(result: PhaseResult, tokens: Sequence[int], counter: TokenCounter) -> list[int]:
+    """Per-message tokens after Phase 1, recounting only the messages it changed."""
+    return [
+        counter.count_message(message) if index in result.fates else tokens[index]
+        for index, message in enumerate(result.messages)
+    ]

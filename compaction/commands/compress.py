@@ -1,0 +1,338 @@
+"""`compaction compress` and `compaction inspect`: the engine from the command line.
+
+Bad input ends with one line on stderr and exit status 2 — never a traceback, never a partial
+output file (the output is written to a temporary file and renamed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from compaction.commands.convert import write_atomically
+from compaction.compactor import Compactor
+from compaction.config import CompactionConfig
+from compaction.errors import CompactionError
+from compaction.formats import (
+    EXPORT_FORMATS,
+    FORMATS,
+    Conversation,
+    dump_conversation,
+    load_for_cli,
+)
+from compaction.messages import content_text
+from compaction.regions import plan_regions
+from compaction.tokens import make_counter
+
+API_KEY_VARIABLE = "COMPACTION_API_KEY"
+
+
+def fail(message: str) -> NoReturn:
+    click.echo(f"error: {message}", err=True)
+    raise SystemExit(2)
+
+
+def parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """`--set field=value` pairs, values parsed as JSON where they can be (numbers, strings)."""
+    settings: dict[str, Any] = {}
+    names = set(CompactionConfig.field_names())
+    for pair in pairs:
+        name, separator, raw = pair.partition("=")
+        name = name.strip()
+        if not separator or name not in names:
+            fail(
+                f"--set {pair!r}: expected FIELD=VALUE with FIELD one of {', '.join(sorted(names))}"
+            )
+        try:
+            settings[name] = json.loads(raw)
+        except ValueError:
+            settings[name] = raw.strip()
+    return settings
+
+
+def build_config(
+    context_length: int | None,
+    threshold: float | None,
+    head: int | None,
+    tail_ratio: float | None,
+    counter: str | None,
+    orphans: str | None,
+    model: str | None,
+    settings: tuple[str, ...],
+) -> CompactionConfig:
+    values: dict[str, Any] = parse_settings(settings)
+    named = {
+        "context_length": context_length,
+        "threshold_ratio": threshold,
+        "protect_first_n": head,
+        "tail_token_ratio": tail_ratio,
+        "counter": counter,
+        "orphan_strategy": orphans,
+        "model": model,
+    }
+    values.update({key: value for key, value in named.items() if value is not None})
+    try:
+        return CompactionConfig(**values)
+    except (CompactionError, TypeError, ValueError) as exc:
+        fail(f"invalid setting: {exc}")
+
+
+def load_input(path: Path, source_format: str, index: int | None) -> Conversation:
+    try:
+        conversation = load_for_cli(path, source_format, index)
+    except CompactionError as exc:
+        fail(str(exc))
+    for warning in conversation.warnings:
+        click.echo(f"warning: {path}: {warning}", err=True)
+    return conversation
+
+
+def config_options(function: Any) -> Any:
+    """The budget options shared by compress and inspect."""
+    options = [
+        click.option("--context-length", type=int, help="Model window in tokens [128000]."),
+        click.option("--threshold", type=float, help="Compaction trigger ratio [0.5]."),
+        click.option("--head", type=int, help="Protected first messages [3]."),
+        click.option("--tail-ratio", type=float, help="Tail budget as a share of the threshold."),
+        click.option("--counter", type=click.Choice(["tiktoken", "rough"]), help="Token counter."),
+        click.option("--orphans", type=click.Choice(["stub", "strip"]), help="Orphan strategy."),
+        click.option("--model", help="The conversation's model (tokenizer; LLM main model)."),
+        click.option(
+            "--set",
+            "settings",
+            multiple=True,
+            metavar="FIELD=VALUE",
+            help="Any other CompactionConfig field; repeatable.",
+        ),
+        click.option(
+            "--from",
+            "source_format",
+            type=click.Choice(["auto", *FORMATS]),
+            default="auto",
+            show_default=True,
+            help="Input format.",
+        ),
+        click.option(
+            "--index",
+            type=int,
+            default=None,
+            help="Which conversation of a multi-conversation file.",
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+@click.command("compress")
+@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the compacted messages here instead of standard output.",
+)
+@config_options
+@click.option("--focus", help="Focus topic: kept in full detail in the summary.")
+@click.option(
+    "--summarizer",
+    type=click.Choice(["extractive", "static", "llm"]),
+    default="extractive",
+    show_default=True,
+)
+@click.option("--summary-model", help="LLM for the summary (falls back to --model once).")
+@click.option("--api-base", help="OpenAI-compatible server URL for the LLM summariser.")
+@click.option(
+    "--fallback",
+    type=click.Choice(["static", "extractive"]),
+    default="static",
+    show_default=True,
+    help="What a failed LLM summary degrades to.",
+)
+@click.option(
+    "--auto",
+    "automatic",
+    is_flag=True,
+    help="Automatic compaction: apply the threshold and anti-thrash rules.",
+)
+@click.option(
+    "--report",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the full JSON report of every phase here.",
+)
+@click.option(
+    "--to",
+    "target",
+    type=click.Choice(EXPORT_FORMATS),
+    default="openai",
+    show_default=True,
+    help="Output message format.",
+)
+@click.option("--save", is_flag=True, help="Record the run in the history database.")
+@click.option("--label", help="Label for the saved run.")
+def compress_command(
+    input_path: Path,
+    output: Path | None,
+    context_length: int | None,
+    threshold: float | None,
+    head: int | None,
+    tail_ratio: float | None,
+    counter: str | None,
+    orphans: str | None,
+    model: str | None,
+    settings: tuple[str, ...],
+    source_format: str,
+    index: int | None,
+    focus: str | None,
+    summarizer: str,
+    summary_model: str | None,
+    api_base: str | None,
+    fallback: str,
+    automatic: bool,
+    report: Path | None,
+    target: str,
+    save: bool,
+    label: str | None,
+) -> None:
+    """Compact INPUT (any supported format) and write the compacted messages as JSON.
+
+    Forced by default (like /compress); --auto skips below the threshold and says why. The API
+    key of the LLM summariser comes from the provider's usual variable (OPENAI_API_KEY...) or
+    COMPACTION_API_KEY, never from the command line.
+    """
+    from compaction.summarizers.factory import make_summarizer
+
+    config = build_config(
+        context_length, threshold, head, tail_ratio, counter, orphans, model, settings
+    )
+    conversation = load_input(input_path, source_format, index)
+    try:
+        chosen = make_summarizer(
+            summarizer,
+            model=model or (config.model if summarizer == "llm" else None),
+            summary_model=summary_model,
+            api_base=api_base,
+            api_key=os.environ.get(API_KEY_VARIABLE),
+            fallback=fallback,
+        )
+        compactor = Compactor(config, chosen)
+        result = compactor.compress(conversation.messages, focus=focus, force=not automatic)
+    except CompactionError as exc:
+        fail(f"{input_path}: {exc}")
+    if result.skipped:
+        click.echo(f"skipped: {result.skip_reason}", err=True)
+    if result.fallback_used:
+        click.echo(
+            f"warning: summary fell back to the {result.fallback_used} "
+            f"summary ({result.fallback_reason})",
+            err=True,
+        )
+    payload = dump_conversation(result.messages, target)
+    text = json.dumps(
+        payload if target == "anthropic" else result.messages, ensure_ascii=False, indent=2
+    )
+    if report is not None:
+        write_atomically(report, json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+    if output is not None:
+        write_atomically(output, text + "\n")
+    else:
+        sys.stdout.write(text + "\n")
+    before, after = len(conversation.messages), len(result.messages)
+    click.echo(
+        f"{input_path.name}: {before:,} → {after:,} messages, "
+        f"{result.tokens_before:,} → {result.tokens_after:,} tokens "
+        f"({result.savings_pct:.1f}% saved)",
+        err=True,
+    )
+    if result.suggestion:
+        click.echo(result.suggestion, err=True)
+    if save:
+        from compaction.commands.history import save_run
+
+        try:
+            run_id = save_run(conversation, result, label=label)
+        except CompactionError as exc:
+            fail(f"could not save the run: {exc}")
+        click.echo(f"saved as run {run_id}", err=True)
+
+
+def _preview(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+@click.command("inspect")
+@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False, path_type=Path))
+@config_options
+@click.option("--width", type=int, default=60, show_default=True, help="Preview width.")
+def inspect_command(
+    input_path: Path,
+    context_length: int | None,
+    threshold: float | None,
+    head: int | None,
+    tail_ratio: float | None,
+    counter: str | None,
+    orphans: str | None,
+    model: str | None,
+    settings: tuple[str, ...],
+    source_format: str,
+    index: int | None,
+    width: int,
+) -> None:
+    """Print each message's index, role, tokens, region and a preview, then the budgets."""
+    config = build_config(
+        context_length, threshold, head, tail_ratio, counter, orphans, model, settings
+    )
+    conversation = load_input(input_path, source_format, index)
+    try:
+        plan = plan_regions(
+            conversation.messages, config, make_counter(config.counter, config.model)
+        )
+    except CompactionError as exc:
+        fail(f"{input_path}: {exc}")
+    for repair in plan.repairs:
+        click.echo(f"repair: {repair}", err=True)
+    click.echo(f"{'#':>5}  {'role':<9} {'tokens':>8} {'pruned':>8}  {'region':<6}  preview")
+    for position, message in enumerate(plan.messages):
+        text = content_text(message)
+        calls = message.get("tool_calls") or []
+        if calls and not text:
+            text = "→ " + ", ".join(str(c.get("function", {}).get("name")) for c in calls)
+        click.echo(
+            f"{position:>5}  {message.get('role', '?'):<9} {plan.tokens[position]:>8,} "
+            f"{plan.pruned_tokens[position]:>8,}  {plan.boundaries.region(position):<6}  "
+            f"{_preview(text, width)}"
+        )
+    totals = plan.region_tokens()
+    counts = plan.region_counts()
+    click.echo("")
+    click.echo(f"format            {conversation.format}")
+    click.echo(f"tokens            {plan.total_tokens:,} ({config.counter}, {config.model})")
+    click.echo(f"context window    {config.context_length:,}")
+    click.echo(
+        f"threshold         {config.threshold_tokens:,} ({config.threshold_ratio:.0%}) — "
+        + (
+            "over: compaction would run"
+            if plan.total_tokens >= config.threshold_tokens
+            else "under: automatic compaction would wait"
+        )
+    )
+    click.echo(
+        f"tail budget       {config.tail_budget_tokens:,} (soft ceiling "
+        f"{config.tail_soft_ceiling:,}); raw walk stopped at {plan.boundaries.raw_walk_stop}"
+    )
+    for region in ("head", "middle", "tail"):
+        click.echo(f"{region:<17} {counts[region]:,} messages, {totals[region]:,} tokens")
+    pruned_middle = sum(plan.pruned_tokens[plan.boundaries.head_end : plan.boundaries.tail_start])
+    click.echo(
+        f"summary budget    {config.summary_budget(pruned_middle):,} "
+        f"({config.summary_ratio:.0%} of the pruned middle {pruned_middle:,}, clamped to "
+        f"{config.summary_min_tokens:,}–{config.summary_max_tokens:,})"
+    )
+    for move in plan.boundaries.moves:
+        click.echo(f"boundary move     {move['from']} → {move['to']}: {move['reason']}")

@@ -1,0 +1,63 @@
+"""Where each message falls — head, middle or tail — under a config, without summarising.
+
+This is Phase 1 and Phase 2 alone: what `compaction inspect` prints and what the app colours before
+anything is run. It is cheap (token counts are cached), so it can follow every slider move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from compaction.config import CompactionConfig
+from compaction.messages import Message, validate_messages
+from compaction.phases.boundaries import Boundaries, find_boundaries
+from compaction.phases.prune import counts_after, prune
+from compaction.tokens import TokenCounter, make_counter
+
+
+@dataclass
+class RegionPlan:
+    messages: list[Message]
+    repairs: list[str]
+    tokens: list[int]  # per message, as given
+    pruned_tokens: list[int]  # per message, after Phase 1
+    boundaries: Boundaries
+    config: CompactionConfig
+
+    @property
+    def total_tokens(self) -> int:
+        return sum(self.tokens)
+
+    def regions(self) -> list[str]:
+        return [self.boundaries.region(i) for i in range(len(self.messages))]
+
+    def region_tokens(self) -> dict[str, int]:
+        totals = {"head": 0, "middle": 0, "tail": 0}
+        for index, region in enumerate(self.regions()):
+            totals[region] += self.tokens[index]
+        return totals
+
+    def region_counts(self) -> dict[str, int]:
+        b = self.boundaries
+        return {
+            "head": b.head_end,
+            "middle": b.tail_start - b.head_end,
+            "tail": len(self.messages) - b.tail_start,
+        }
+
+
+def plan_regions(
+    messages: Sequence[Message],
+    config: CompactionConfig | None = None,
+    counter: TokenCounter | None = None,
+) -> RegionPlan:
+    """Validate, count, prune and place the boundaries exactly as `compress` would."""
+    config = config or CompactionConfig()
+    counter = counter or make_counter(config.counter, config.model)
+    checked, repairs = validate_messages(messages)
+    tokens = [counter.count_message(message) for message in checked]
+    pruned = prune(checked, config, counter, tokens)
+    pruned_tokens = counts_after(pruned, tokens, counter)
+    bounds = find_boundaries(pruned.messages, pruned_tokens, config)
+    return RegionPlan(checked, repairs, tokens, pruned_tokens, bounds, config)
