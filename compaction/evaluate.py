@@ -1,0 +1,263 @@
+"""Compare compaction strategies on one conversation at one token target.
+
+Savings alone reward throwing everything away. Each strategy is scored on three things at once,
+on the same conversation and the same target: how many tokens it leaves, whether a provider would
+still accept the result (validate, OpenAI and Anthropic), and probe recall — the facts mined once
+from the original conversation (latest request, constraints, files, errors, commands,
+identifiers) that are still present afterwards. The strategies:
+
+- `head-tail`, `truncate-outputs`, `prune-only`: the baselines of compaction/strategies.py;
+- `compaction`: the full five-phase pipeline, its budgets derived from the target
+  (`strategies.config_for_target`), with the given summariser (extractive by default).
+
+`Evaluation.summary_row()` is a small, picklable digest of one conversation (what the CLI's worker
+processes send back); `aggregate()` folds many digests into one row per strategy (the table the
+CLI prints and the Evaluate page shows for a folder).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from compaction.compactor import Compactor
+from compaction.config import CompactionConfig
+from compaction.errors import ConfigError
+from compaction.messages import Message, validate_messages
+from compaction.probes import CATEGORIES, Fact, Recall, mine_facts, recall
+from compaction.result import CompactionResult
+from compaction.strategies import BASELINES, config_for_target
+from compaction.summarizers.base import Summarizer
+from compaction.timeline import conversation_messages
+from compaction.tokens import make_counter
+from compaction.validate import PROVIDERS, Problem, errors, validate
+
+if TYPE_CHECKING:
+    from compaction.judge import Judgement
+
+COMPACTION = "compaction"
+STRATEGY_NAMES: tuple[str, ...] = (*BASELINES, COMPACTION)
+DEFAULT_TARGET_RATIO = 0.33
+
+
+@dataclass
+class StrategyOutcome:
+    """What one strategy made of the conversation."""
+
+    name: str
+    messages: list[Message] = field(repr=False)
+    tokens_before: int
+    tokens: int
+    problems: dict[str, list[Problem]]
+    recall: Recall
+    duration_s: float
+    result: CompactionResult | None = field(default=None, repr=False)
+
+    @property
+    def savings_pct(self) -> float:
+        if self.tokens_before <= 0:
+            return 0.0
+        return (self.tokens_before - self.tokens) / self.tokens_before * 100
+
+    def error_count(self, provider: str) -> int:
+        return len(errors(self.problems.get(provider, [])))
+
+    @property
+    def valid(self) -> bool:
+        """No provider would reject the result (warnings do not count)."""
+        return all(self.error_count(provider) == 0 for provider in PROVIDERS)
+
+    def row(self) -> dict[str, Any]:
+        """One flat row: the numbers of a table or a scatter point."""
+        row: dict[str, Any] = {
+            "strategy": self.name,
+            "tokens": self.tokens,
+            "savings_pct": round(self.savings_pct, 2),
+            "recall": round(self.recall.ratio, 4),
+            "facts_found": self.recall.found,
+            "facts_total": self.recall.total,
+            "facts_lost": len(self.recall.lost),
+        }
+        for name in CATEGORIES:
+            bucket = self.recall.categories.get(name)
+            row[f"recall_{name}"] = (
+                round(bucket.ratio, 4) if bucket is not None and bucket.total else None
+            )
+        for provider in PROVIDERS:
+            row[f"{provider}_errors"] = self.error_count(provider)
+        row["valid"] = self.valid
+        row["duration_s"] = round(self.duration_s, 6)
+        return row
+
+    def to_dict(self, include_messages: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            **self.row(),
+            "recall_detail": self.recall.to_dict(),
+            "problems": {
+                provider: [problem.to_dict() for problem in problems]
+                for provider, problems in self.problems.items()
+            },
+        }
+        if self.result is not None:
+            data["compaction"] = self.result.to_dict(include_phase_messages=False)
+            data["compaction"].pop("messages", None)
+        if include_messages:
+            data["messages"] = self.messages
+        return data
+
+
+@dataclass
+class Evaluation:
+    """Every strategy's outcome on one conversation, at one token target."""
+
+    tokens_before: int
+    target_tokens: int
+    messages_before: int
+    facts: list[Fact]
+    outcomes: dict[str, StrategyOutcome]
+    source: str | None = None
+    repairs: list[str] = field(default_factory=list)
+    judgement: Judgement | None = None
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per strategy, in the order they ran."""
+        return [outcome.row() for outcome in self.outcomes.values()]
+
+    def lost_facts(self, strategy: str) -> list[Fact]:
+        return list(self.outcomes[strategy].recall.lost)
+
+    def summary_row(self) -> dict[str, Any]:
+        """A compact, picklable digest of this evaluation (no messages), for aggregate()."""
+        return {
+            "source": self.source,
+            "messages": self.messages_before,
+            "tokens_before": self.tokens_before,
+            "target_tokens": self.target_tokens,
+            "facts": len(self.facts),
+            "strategies": {name: outcome.row() for name, outcome in self.outcomes.items()},
+        }
+
+    def to_dict(self, include_messages: bool = False) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "messages": self.messages_before,
+            "tokens_before": self.tokens_before,
+            "target_tokens": self.target_tokens,
+            "repairs": list(self.repairs),
+            "facts": [fact.to_dict() for fact in self.facts],
+            "strategies": {
+                name: outcome.to_dict(include_messages) for name, outcome in self.outcomes.items()
+            },
+            "judgement": self.judgement.to_dict() if self.judgement is not None else None,
+        }
+
+
+def parse_strategies(names: str | Iterable[str]) -> tuple[str, ...]:
+    """Strategy names from a comma-separated string or a sequence; ConfigError on unknown ones."""
+    items = names.split(",") if isinstance(names, str) else list(names)
+    chosen = tuple(dict.fromkeys(name.strip() for name in items if name.strip()))
+    unknown = [name for name in chosen if name not in STRATEGY_NAMES]
+    if unknown or not chosen:
+        shown = ", ".join(repr(name) for name in unknown) or "none given"
+        raise ConfigError(f"unknown strategy {shown}; choose from {', '.join(STRATEGY_NAMES)}")
+    return chosen
+
+
+def resolve_target(
+    tokens_before: int, target_tokens: int | None, target_ratio: float | None
+) -> int:
+    """The token target: explicit, else `target_ratio` of the conversation (at least 1)."""
+    if target_tokens is not None:
+        if isinstance(target_tokens, bool) or not isinstance(target_tokens, int):
+            raise ConfigError(f"target_tokens must be a whole number, got {target_tokens!r}")
+        if target_tokens < 1:
+            raise ConfigError(f"target_tokens must be at least 1, got {target_tokens}")
+        return target_tokens
+    ratio = DEFAULT_TARGET_RATIO if target_ratio is None else target_ratio
+    if not 0 < ratio <= 1:
+        raise ConfigError(f"target_ratio must be in (0, 1], got {ratio!r}")
+    return max(1, int(tokens_before * ratio))
+
+
+def evaluate(
+    conversation: Any,
+    strategies: str | Sequence[str] = STRATEGY_NAMES,
+    target_tokens: int | None = None,
+    target_ratio: float = DEFAULT_TARGET_RATIO,
+    config: CompactionConfig | None = None,
+    summarizer: Summarizer | None = None,
+) -> Evaluation:
+    """Run each strategy on `conversation` (never modified) at the same token target."""
+    chosen = parse_strategies(strategies)
+    messages, repairs = validate_messages(conversation_messages(conversation))
+    base = config or CompactionConfig()
+    counter = make_counter(base.counter, base.model)
+    tokens_before = counter.count_messages(messages)
+    target = resolve_target(tokens_before, target_tokens, target_ratio)
+    facts = mine_facts(messages)
+    outcomes: dict[str, StrategyOutcome] = {}
+    for name in chosen:
+        began = time.perf_counter()
+        result: CompactionResult | None = None
+        if name == COMPACTION:
+            compactor = Compactor(config_for_target(target, base), summarizer, counter)
+            result = compactor.compress(messages, force=True)
+            output = result.messages
+        else:
+            output = BASELINES[name](list(messages), target, counter)
+        duration = time.perf_counter() - began
+        outcomes[name] = StrategyOutcome(
+            name=name,
+            messages=output,
+            tokens_before=tokens_before,
+            tokens=counter.count_messages(output),
+            problems={provider: validate(output, provider) for provider in PROVIDERS},
+            recall=recall(facts, output),
+            duration_s=duration,
+            result=result,
+        )
+    source = getattr(conversation, "source", None)
+    return Evaluation(
+        tokens_before=tokens_before,
+        target_tokens=target,
+        messages_before=len(messages),
+        facts=facts,
+        outcomes=outcomes,
+        source=source if isinstance(source, str) else None,
+        repairs=repairs,
+    )
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def aggregate(digests: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per strategy over many `Evaluation.summary_row()` digests.
+
+    Means are over sessions; a per-category recall is averaged over the sessions that have facts
+    of that category (None when none has). Validity failures count sessions with at least one
+    error for that provider.
+    """
+    per_strategy: dict[str, list[dict[str, Any]]] = {}
+    for digest in digests:
+        for name, row in digest["strategies"].items():
+            per_strategy.setdefault(name, []).append(row)
+    table = []
+    for name, rows in per_strategy.items():
+        entry: dict[str, Any] = {
+            "strategy": name,
+            "sessions": len(rows),
+            "mean_tokens": _mean([row["tokens"] for row in rows]),
+            "mean_savings_pct": _mean([row["savings_pct"] for row in rows]),
+            "mean_recall": _mean([row["recall"] for row in rows]),
+        }
+        for category in CATEGORIES:
+            values = [row[f"recall_{category}"] for row in rows]
+            entry[f"recall_{category}"] = _mean([v for v in values if v is not None])
+        for provider in PROVIDERS:
+            entry[f"{provider}_failures"] = sum(1 for row in rows if row[f"{provider}_errors"])
+        table.append(entry)
+    return table

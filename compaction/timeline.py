@@ -1,0 +1,300 @@
+"""Replay a whole session as the agent lived it, with automatic compaction at the threshold.
+
+A single compaction says little about an agent's life: what matters is the sawtooth — the context
+filling up, being compacted, filling again — and what each successive summary kept. `simulate`
+replays a conversation message by message through ONE `Compactor` (so the second compaction is an
+iterative update of the first summary, and anti-thrash counts across events) and records the
+context size after every step and every compaction event.
+
+When compaction may run (the rule, documented because it decides where events land):
+- the context has reached `threshold_tokens`, and
+- the step is a point where the agent would call the model: the next message of the transcript
+  is not a tool result. While a tool group's results are still arriving, the agent does not call
+  the model, so it does not compact either; it compacts once the group's last result is in.
+  (A call whose result never comes does not block compaction: the next non-tool message ends the
+  group, and Phase 5 stubs the missing result.)
+
+Cost is linear in the session plus the compactions: a running token total is kept with the shared
+cached counter (only the appended message is counted; after a compaction the total is the
+result's `tokens_after`). Once anti-thrash suspends automatic compaction, the Compactor would skip
+at every later step; those steps are folded into the one skipped event (its `attempts`) without
+calling the Compactor again. Consecutive skips for the same reason are folded the same way.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from compaction.compactor import INEFFECTIVE_REASON, Compactor
+from compaction.config import CompactionConfig
+from compaction.messages import Message, validate_messages
+from compaction.result import CompactionResult
+from compaction.summarizers.base import Summarizer
+
+#: Event outcomes, as the Timeline page colours them.
+EFFECTIVE = "effective"
+INEFFECTIVE = "ineffective"
+SKIPPED = "skipped"
+FALLBACK = "fallback"
+OUTCOMES = (EFFECTIVE, INEFFECTIVE, SKIPPED, FALLBACK)
+
+
+@dataclass(frozen=True)
+class Step:
+    """The context after message `index` of the transcript was appended (and compacted, if so)."""
+
+    index: int
+    role: str
+    peak_tokens: int  # the context right after the append, before any compaction
+    tokens: int  # the context at the end of the step (after a compaction that ran)
+    context_messages: int
+    event: int | None = None  # the index of the compaction event at this step, if any
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "role": self.role,
+            "peak_tokens": self.peak_tokens,
+            "tokens": self.tokens,
+            "context_messages": self.context_messages,
+            "event": self.event,
+        }
+
+
+@dataclass
+class TimelineEvent:
+    """One automatic compaction attempt and what it did."""
+
+    number: int  # position in Timeline.events
+    step: int  # the transcript index at which it ran
+    tokens_before: int
+    tokens_after: int
+    messages_before: int
+    messages_after: int
+    skipped: bool
+    skip_reason: str | None
+    fallback_used: str | None
+    fallback_reason: str | None
+    ineffective_count: int
+    iterative: bool
+    summary: dict[str, str] | None  # the 13 sections (Summary.to_dict()), None without a summary
+    duration_s: float
+    result: CompactionResult = field(repr=False)
+    #: Later steps folded into this skipped event (same reason, or compaction suspended).
+    attempts: int = 1
+    last_step: int | None = None
+    ineffective_pct: float = 10.0
+
+    @property
+    def savings_pct(self) -> float:
+        if self.tokens_before <= 0:
+            return 0.0
+        return (self.tokens_before - self.tokens_after) / self.tokens_before * 100
+
+    @property
+    def outcome(self) -> str:
+        """effective | ineffective | skipped | fallback (the marker colour on the Timeline)."""
+        if self.skipped:
+            return SKIPPED
+        if self.fallback_used:
+            return FALLBACK
+        return INEFFECTIVE if self.savings_pct < self.ineffective_pct else EFFECTIVE
+
+    def to_dict(self, include_result: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "number": self.number,
+            "step": self.step,
+            "last_step": self.last_step if self.last_step is not None else self.step,
+            "attempts": self.attempts,
+            "outcome": self.outcome,
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "savings_pct": round(self.savings_pct, 2),
+            "messages_before": self.messages_before,
+            "messages_after": self.messages_after,
+            "skipped": self.skipped,
+            "skip_reason": self.skip_reason,
+            "fallback_used": self.fallback_used,
+            "fallback_reason": self.fallback_reason,
+            "ineffective_count": self.ineffective_count,
+            "iterative": self.iterative,
+            "summary": self.summary,
+            "duration_s": round(self.duration_s, 6),
+        }
+        if include_result:
+            data["result"] = self.result.to_dict(include_phase_messages=False)
+        return data
+
+
+@dataclass
+class Timeline:
+    """The whole replay: a Step per transcript message and the compaction events."""
+
+    steps: list[Step]
+    events: list[TimelineEvent]
+    window: int
+    threshold: int
+    config: CompactionConfig
+    summarizer: str
+    repairs: list[str] = field(default_factory=list)
+    duration_s: float = 0.0
+
+    @property
+    def compactions(self) -> list[TimelineEvent]:
+        """The events that actually compacted (not skipped)."""
+        return [event for event in self.events if not event.skipped]
+
+    def step_rows(self) -> list[dict[str, Any]]:
+        """One plain row per step, for a chart or a table."""
+        return [step.to_dict() for step in self.steps]
+
+    def event_rows(self) -> list[dict[str, Any]]:
+        """One plain row per event without the summary (the events table)."""
+        rows = []
+        for event in self.events:
+            row = event.to_dict()
+            row.pop("summary")
+            rows.append(row)
+        return rows
+
+    def sawtooth(self) -> tuple[list[int], list[int]]:
+        """(x, y) of the context-size line: at an event step the line rises to the peak, then
+        drops to what the compaction left, so each compaction shows as a vertical edge."""
+        xs: list[int] = []
+        ys: list[int] = []
+        for step in self.steps:
+            xs.append(step.index)
+            ys.append(step.peak_tokens)
+            if step.tokens != step.peak_tokens:
+                xs.append(step.index)
+                ys.append(step.tokens)
+        return xs, ys
+
+    def to_dict(self, include_results: bool = False) -> dict[str, Any]:
+        outcomes = {name: 0 for name in OUTCOMES}
+        for event in self.events:
+            outcomes[event.outcome] += 1
+        return {
+            "window": self.window,
+            "threshold": self.threshold,
+            "summarizer": self.summarizer,
+            "config": self.config.to_dict(),
+            "messages": len(self.steps),
+            "outcomes": outcomes,
+            "repairs": list(self.repairs),
+            "duration_s": round(self.duration_s, 6),
+            "steps": self.step_rows(),
+            "events": [event.to_dict(include_result=include_results) for event in self.events],
+        }
+
+
+def conversation_messages(conversation: Any) -> Sequence[Any]:
+    """The message list of `conversation`: a list itself, or an object with `.messages`."""
+    messages = getattr(conversation, "messages", conversation)
+    if not isinstance(messages, list | tuple):
+        raise TypeError(
+            "simulate() takes a list of messages or an object with a .messages list, "
+            f"not {type(conversation).__name__}"
+        )
+    return messages
+
+
+def may_compact_after(messages: Sequence[Message], index: int) -> bool:
+    """True when the agent would call the model after message `index`: no tool result follows."""
+    following = index + 1
+    return following >= len(messages) or messages[following].get("role") != "tool"
+
+
+def simulate(
+    conversation: Any,
+    config: CompactionConfig | None = None,
+    summarizer: Summarizer | None = None,
+) -> Timeline:
+    """Replay `conversation` (never modified) with automatic compaction; see the module doc."""
+    started = time.perf_counter()
+    messages, repairs = validate_messages(conversation_messages(conversation))
+    compactor = Compactor(config, summarizer)
+    config = compactor.config
+    counter = compactor.counter
+    threshold = config.threshold_tokens
+    context: list[Message] = []
+    running = 0
+    steps: list[Step] = []
+    events: list[TimelineEvent] = []
+    open_skip: TimelineEvent | None = None  # the skipped event later skips fold into
+
+    for index, message in enumerate(messages):
+        context.append(message)
+        running += counter.count_message(message)
+        peak = running
+        event_number: int | None = None
+        if running >= threshold and may_compact_after(messages, index):
+            suspended = compactor.ineffective_count >= config.max_ineffective
+            if suspended and open_skip is not None and open_skip.skip_reason == INEFFECTIVE_REASON:
+                # Anti-thrash holds until a manual compaction: the Compactor would skip again.
+                open_skip.attempts += 1
+                open_skip.last_step = index
+                event_number = open_skip.number
+            else:
+                event = _compact(compactor, context, index, len(events))
+                if (
+                    event.skipped
+                    and open_skip is not None
+                    and (open_skip.skip_reason == event.skip_reason)
+                ):
+                    open_skip.attempts += 1
+                    open_skip.last_step = index
+                    event_number = open_skip.number
+                else:
+                    events.append(event)
+                    event_number = event.number
+                    open_skip = event if event.skipped else None
+                if not event.skipped:
+                    context = list(event.result.messages)
+                    running = event.tokens_after
+        steps.append(
+            Step(
+                index=index,
+                role=str(message.get("role")),
+                peak_tokens=peak,
+                tokens=running,
+                context_messages=len(context),
+                event=event_number,
+            )
+        )
+    return Timeline(
+        steps=steps,
+        events=events,
+        window=config.context_length,
+        threshold=threshold,
+        config=config,
+        summarizer=getattr(compactor.summarizer, "name", type(compactor.summarizer).__name__),
+        repairs=repairs,
+        duration_s=time.perf_counter() - started,
+    )
+
+
+def _compact(compactor: Compactor, context: list[Message], step: int, number: int) -> TimelineEvent:
+    began = time.perf_counter()
+    result = compactor.compress(context, force=False)
+    return TimelineEvent(
+        number=number,
+        step=step,
+        tokens_before=result.tokens_before,
+        tokens_after=result.tokens_after,
+        messages_before=len(context),
+        messages_after=len(result.messages),
+        skipped=result.skipped,
+        skip_reason=result.skip_reason,
+        fallback_used=result.fallback_used,
+        fallback_reason=result.fallback_reason,
+        ineffective_count=result.ineffective_count,
+        iterative=result.iterative,
+        summary=result.summary.to_dict() if result.summary is not None else None,
+        duration_s=time.perf_counter() - began,
+        result=result,
+        ineffective_pct=compactor.config.ineffective_savings_pct,
+    )
