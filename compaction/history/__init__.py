@@ -21,6 +21,7 @@ from compaction.history.rows import RunRow, SessionRow
 from compaction.history.schema import KNOWN_MIGRATIONS, MIGRATIONS, SCHEMA_VERSION
 from compaction.history.scrub import is_secret_name, scrub
 from compaction.history.store import BUNDLE_KIND, BUNDLE_VERSION, History
+from compaction.history.sweeps import SweepRow
 
 __all__ = [
     "BUNDLE_KIND",
@@ -34,6 +35,7 @@ __all__ = [
     "HistoryError",
     "RunRow",
     "SessionRow",
+    "SweepRow",
     "canonical_json",
     "default_path",
     "is_secret_name",

@@ -95,11 +95,34 @@ def m003_run_indexes(db: Database) -> None:
     db.execute("CREATE INDEX idx_runs_label ON runs (label)")
 
 
+def m004_sweeps(db: Database) -> None:
+    """Parameter sweeps (compaction/sweep.py), kept so the Sweep page can reopen them."""
+    db.execute(
+        """
+        CREATE TABLE sweeps (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            created_at TEXT NOT NULL,       -- UTC ISO 8601
+            label TEXT,
+            grid TEXT NOT NULL,             -- JSON: {field: [values]}, in the order swept
+            session_ids TEXT NOT NULL,      -- JSON: [sessions.id], one per swept conversation
+            base_config TEXT NOT NULL,      -- JSON: the CompactionConfig the grid varies
+            summarizer TEXT NOT NULL,       -- summariser kind; never a key
+            point_count INTEGER NOT NULL,
+            points TEXT NOT NULL,           -- JSON: [SweepPoint.to_dict()]
+            details TEXT NOT NULL,          -- JSON: conversations swept, duration, jobs, target
+            recommendation TEXT             -- JSON: the recommended point and its snippets
+        )
+        """
+    )
+    db.execute("CREATE INDEX idx_sweeps_created_at ON sweeps (created_at)")
+
+
 #: The migrations, in the order they apply. Append new ones; never edit or reorder these.
 MIGRATIONS: tuple[Callable[[Database], None], ...] = (
     m001_sessions_and_runs,
     m002_summaries_fts,
     m003_run_indexes,
+    m004_sweeps,
 )
 
 #: Every migration name this code knows, in order (its length is the schema version).

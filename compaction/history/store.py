@@ -18,6 +18,7 @@ from compaction.history.connection import HistoryDB
 from compaction.history.records import dumps, run_columns, session_record, summary_rows
 from compaction.history.rows import LIGHT_RUN_COLUMNS, RunRow, SessionRow
 from compaction.history.scrub import MessageRedactor
+from compaction.history.sweeps import SweepStore
 
 BUNDLE_KIND = "compaction-lab/run"
 BUNDLE_VERSION = 1
@@ -34,7 +35,7 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-class History:
+class History(SweepStore):
     """The run history at `path` (default: `$COMPACTION_LAB_DB` or the user data directory).
 
     Created and migrated on open. Raises HistoryError when the file cannot be used: unreadable or
