@@ -25,3 +25,9 @@ main.add_command(convert_command)
 from compaction.commands.history import history_group  # noqa: E402
 
 main.add_command(history_group)
+from compaction.commands.simulate import simulate_command  # noqa: E402
+
+main.add_command(simulate_command)
+from compaction.commands.evaluate import eval_command  # noqa: E402
+
+main.add_command(eval_command)

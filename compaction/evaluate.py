@@ -119,6 +119,8 @@ class Evaluation:
     outcomes: dict[str, StrategyOutcome]
     source: str | None = None
     repairs: list[str] = field(default_factory=list)
+    #: The input's own validity errors: a strategy cannot be blamed for what it was given.
+    original_errors: dict[str, int] = field(default_factory=dict)
     judgement: Judgement | None = None
 
     def rows(self) -> list[dict[str, Any]]:
@@ -136,6 +138,7 @@ class Evaluation:
             "tokens_before": self.tokens_before,
             "target_tokens": self.target_tokens,
             "facts": len(self.facts),
+            "original_errors": dict(self.original_errors),
             "strategies": {name: outcome.row() for name, outcome in self.outcomes.items()},
         }
 
@@ -146,6 +149,7 @@ class Evaluation:
             "tokens_before": self.tokens_before,
             "target_tokens": self.target_tokens,
             "repairs": list(self.repairs),
+            "original_errors": dict(self.original_errors),
             "facts": [fact.to_dict() for fact in self.facts],
             "strategies": {
                 name: outcome.to_dict(include_messages) for name, outcome in self.outcomes.items()
@@ -227,6 +231,9 @@ def evaluate(
         outcomes=outcomes,
         source=source if isinstance(source, str) else None,
         repairs=repairs,
+        original_errors={
+            provider: len(errors(validate(messages, provider))) for provider in PROVIDERS
+        },
     )
 
 

@@ -1,0 +1,243 @@
+"""`compaction eval`: compare strategies over many sessions, in parallel, and print one table.
+
+Files and folders of any supported format are read in the main process (every conversation of a
+multi-conversation file counts, up to --limit per file); the conversations are evaluated in
+worker processes (--jobs; 1 runs in-process), each sending back only a small digest, and the
+digests are folded into one row per strategy: mean savings, mean recall per probe category and
+the number of sessions a provider would reject. Exit 0 on success, 2 when an input or a setting
+cannot be used (a file named on the command line that cannot be read; a folder with nothing
+readable). Files in a folder that are not conversations are skipped with a warning line each.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+
+import click
+
+from compaction.errors import CompactionError, ConfigError, FormatError
+from compaction.evaluate import (
+    DEFAULT_TARGET_RATIO,
+    STRATEGY_NAMES,
+    aggregate,
+    evaluate,
+    parse_strategies,
+)
+from compaction.formats import load_conversations
+from compaction.messages import Message
+from compaction.probes import CATEGORIES
+from compaction.validate import PROVIDERS
+
+#: (label, messages, strategies, target_ratio): one unit of work for a worker process.
+Task = tuple[str, list[Message], tuple[str, ...], float]
+
+_SHORT = {
+    "latest_request": "latest",
+    "constraints": "constr",
+    "files": "files",
+    "errors": "errors",
+    "commands": "cmds",
+    "identifiers": "idents",
+}
+
+
+def _files(paths: tuple[str, ...]) -> Iterator[tuple[Path, bool]]:
+    """(file, named explicitly) for each path; folders are walked, hidden entries skipped."""
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for child in sorted(path.rglob("*")):
+                relative = child.relative_to(path).parts
+                if child.is_file() and not any(part.startswith(".") for part in relative):
+                    yield child, False
+        elif path.exists():
+            yield path, True
+        else:
+            raise FormatError("no such file or folder", source=raw)
+
+
+def collect_tasks(
+    paths: tuple[str, ...], strategies: tuple[str, ...], target_ratio: float, limit: int | None
+) -> tuple[list[Task], list[str]]:
+    """The conversations to evaluate and the warnings met while reading them."""
+    tasks: list[Task] = []
+    warnings: list[str] = []
+    for path, explicit in _files(paths):
+        try:
+            conversations = load_conversations(path)
+        except (CompactionError, OSError, ValueError, TypeError, KeyError) as exc:
+            if explicit:
+                raise FormatError(f"cannot read: {exc}", source=str(path)) from exc
+            # One line per skipped file: the importer's list of every format tried is for
+            # a file the user named, not for a stray README in a folder.
+            reason = str(exc).split(" Tried:")[0]
+            if isinstance(exc, FormatError) and exc.source:
+                reason = reason.removeprefix(f"{exc.source}: ")
+            warnings.append(f"skipped {path}: {reason}")
+            continue
+        chosen = conversations if limit is None else conversations[:limit]
+        if len(chosen) < len(conversations):
+            warnings.append(
+                f"{path}: evaluating {len(chosen)} of {len(conversations)} conversations (--limit)"
+            )
+        for position, conversation in enumerate(chosen):
+            label = str(path) if len(conversations) == 1 else f"{path}#{position}"
+            tasks.append((label, conversation.messages, strategies, target_ratio))
+    if not tasks:
+        raise FormatError("no conversation found in the given paths", source=", ".join(paths))
+    return tasks, warnings
+
+
+def run_task(task: Task) -> dict[str, Any]:
+    """Evaluate one conversation; the worker's entry point (module level, so it pickles)."""
+    label, messages, strategies, target_ratio = task
+    try:
+        digest = evaluate(messages, strategies, target_ratio=target_ratio).summary_row()
+    except CompactionError as exc:
+        return {"source": label, "error": str(exc)}
+    digest["source"] = label
+    return digest
+
+
+def run_all(tasks: list[Task], jobs: int) -> list[dict[str, Any]]:
+    """Every task's digest, in task order, with a progress bar on stderr."""
+    results: list[dict[str, Any] | None] = [None] * len(tasks)
+    with click.progressbar(length=len(tasks), label="Evaluating", file=sys.stderr) as bar:
+        if jobs == 1:
+            for position, task in enumerate(tasks):
+                results[position] = run_task(task)
+                bar.update(1)
+        else:
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                futures: dict[Future[dict[str, Any]], int] = {
+                    pool.submit(run_task, task): position for position, task in enumerate(tasks)
+                }
+                for future in as_completed(futures):
+                    results[futures[future]] = future.result()
+                    bar.update(1)
+    return [result for result in results if result is not None]
+
+
+def _cell(value: float | None, percent: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.1f}%" if percent else f"{value:.2f}"
+
+
+def table_lines(table: list[dict[str, Any]]) -> list[str]:
+    """The per-strategy table as aligned text."""
+    columns = ["strategy", "sessions", "savings", "recall", *(_SHORT[c] for c in CATEGORIES)]
+    columns += [f"{provider} ✗" for provider in PROVIDERS]
+    rows = []
+    for entry in table:
+        rows.append(
+            [
+                entry["strategy"],
+                str(entry["sessions"]),
+                _cell(entry["mean_savings_pct"], percent=True),
+                _cell(entry["mean_recall"]),
+                *(_cell(entry[f"recall_{c}"]) for c in CATEGORIES),
+                *(str(entry[f"{provider}_failures"]) for provider in PROVIDERS),
+            ]
+        )
+    widths = [max(len(col), *(len(row[i]) for row in rows)) for i, col in enumerate(columns)]
+
+    def line(cells: list[str]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = (cell.rjust(widths[i + 1]) for i, cell in enumerate(cells[1:]))
+        return "  ".join([first, *rest])
+
+    return [line(columns), "-" * (sum(widths) + 2 * (len(widths) - 1)), *map(line, rows)]
+
+
+def write_csv(path: str, digests: list[dict[str, Any]]) -> None:
+    rows = [
+        {"source": d["source"], "tokens_before": d["tokens_before"], **row}
+        for d in digests
+        for row in d["strategies"].values()
+    ]
+    if not rows:
+        return
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+@click.command("eval")
+@click.argument("paths", metavar="PATH...", nargs=-1, required=True)
+@click.option(
+    "--strategies",
+    default=",".join(STRATEGY_NAMES),
+    show_default=True,
+    help="Comma-separated strategies to compare.",
+)
+@click.option(
+    "--target-ratio",
+    type=float,
+    default=DEFAULT_TARGET_RATIO,
+    show_default=True,
+    help="Token target as a share of each conversation.",
+)
+@click.option("--jobs", type=int, default=1, show_default=True, help="Worker processes.")
+@click.option("--limit", type=int, default=None, help="At most N conversations per file.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the results.")
+@click.option("--csv", "csv_out", type=click.Path(dir_okay=False), help="Write one row per run.")
+def eval_command(
+    paths: tuple[str, ...],
+    strategies: str,
+    target_ratio: float,
+    jobs: int,
+    limit: int | None,
+    json_out: str | None,
+    csv_out: str | None,
+) -> None:
+    """Compare compaction strategies over the sessions in PATH... (files or folders)."""
+    try:
+        chosen = parse_strategies(strategies)
+        if not 0 < target_ratio <= 1:
+            raise ConfigError(f"--target-ratio must be in (0, 1], got {target_ratio}")
+        if jobs < 1:
+            raise ConfigError(f"--jobs must be at least 1, got {jobs}")
+        if limit is not None and limit < 1:
+            raise ConfigError(f"--limit must be at least 1, got {limit}")
+        tasks, warnings = collect_tasks(paths, chosen, target_ratio, limit)
+    except CompactionError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        raise SystemExit(2) from exc
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
+    results = run_all(tasks, jobs)
+    digests = [result for result in results if "error" not in result]
+    for failed in (result for result in results if "error" in result):
+        click.echo(f"warning: {failed['source']}: {failed['error']}", err=True)
+    table = aggregate(digests)
+    click.echo(
+        f"{len(digests)} sessions, target {target_ratio:.0%} of each session's tokens; "
+        "recall is the share of probe facts kept (mean per session); ✗ = sessions the "
+        "provider would reject"
+    )
+    for line in table_lines(table):
+        click.echo(line)
+    invalid_inputs = {
+        provider: sum(1 for d in digests if d["original_errors"].get(provider))
+        for provider in PROVIDERS
+    }
+    if any(invalid_inputs.values()):
+        shown = ", ".join(f"{provider} {count}" for provider, count in invalid_inputs.items())
+        click.echo(f"inputs already invalid before compaction: {shown}")
+    try:
+        if json_out:
+            report = {"target_ratio": target_ratio, "table": table, "sessions": results}
+            Path(json_out).write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+        if csv_out:
+            write_csv(csv_out, digests)
+    except OSError as exc:
+        click.echo(f"Error: cannot write the report: {exc}", err=True)
+        raise SystemExit(2) from exc

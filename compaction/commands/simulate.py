@@ -1,0 +1,132 @@
+"""`compaction simulate`: replay a session with automatic compaction and print the events table.
+
+The CLI twin of the Timeline page: the same `simulate()` replay, one line per compaction event
+(where it ran, tokens before and after, savings, outcome, and why it was skipped or fell back),
+and with --json the whole timeline (steps, events, summaries, drift) for a script or a chart.
+Exit 0 on success, 2 when the input or a setting cannot be used.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from compaction.config import CompactionConfig
+from compaction.drift import drift
+from compaction.errors import CompactionError
+from compaction.formats import FORMATS, load_for_cli
+from compaction.timeline import OUTCOMES, Timeline, TimelineEvent, simulate
+
+
+def _note(event: TimelineEvent) -> str:
+    if event.skipped:
+        note = event.skip_reason or ""
+        if event.attempts > 1:
+            note += f" (×{event.attempts}, through step {event.last_step})"
+        return note
+    if event.fallback_used:
+        return f"{event.fallback_used} fallback: {event.fallback_reason or 'summary failed'}"
+    return "iterative update" if event.iterative else "first summary"
+
+
+def events_table(timeline: Timeline) -> list[str]:
+    """The events table as lines of text."""
+    header = (
+        f"{'#':>3}  {'step':>6}  {'before':>9}  {'after':>9}  {'savings':>7}  {'outcome':<11}  note"
+    )
+    lines = [header, "-" * len(header)]
+    for event in timeline.events:
+        lines.append(
+            f"{event.number:>3}  {event.step:>6}  {event.tokens_before:>9,}  "
+            f"{event.tokens_after:>9,}  {event.savings_pct:>6.1f}%  {event.outcome:<11}  "
+            f"{_note(event)}"
+        )
+    return lines
+
+
+def closing_line(timeline: Timeline) -> str:
+    counts = {name: 0 for name in OUTCOMES}
+    for event in timeline.events:
+        counts[event.outcome] += 1
+    peak = max((step.peak_tokens for step in timeline.steps), default=0)
+    final = timeline.steps[-1].tokens if timeline.steps else 0
+    outcomes = ", ".join(f"{count} {name}" for name, count in counts.items())
+    return (
+        f"{len(timeline.events)} events ({outcomes}); peak context {peak:,} tokens, "
+        f"final {final:,}; replayed in {timeline.duration_s:.2f} s"
+    )
+
+
+@click.command("simulate")
+@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
+@click.option(
+    "--context-length",
+    type=int,
+    default=None,
+    help="The model's window in tokens [default: 128000].",
+)
+@click.option(
+    "--threshold",
+    type=float,
+    default=None,
+    help="Compact when the context reaches this share of the window [default: 0.5].",
+)
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the timeline.")
+@click.option(
+    "--from",
+    "fmt",
+    type=click.Choice(["auto", *FORMATS]),
+    default="auto",
+    show_default=True,
+    help="Input format (detected from the content by default).",
+)
+@click.option(
+    "--index", type=int, default=None, help="Which conversation of a multi-conversation file."
+)
+def simulate_command(
+    input_path: str,
+    context_length: int | None,
+    threshold: float | None,
+    json_out: str | None,
+    fmt: str,
+    index: int | None,
+) -> None:
+    """Replay INPUT message by message with automatic compaction at the threshold."""
+    try:
+        overrides: dict[str, int | float] = {}
+        if context_length is not None:
+            overrides["context_length"] = context_length
+        if threshold is not None:
+            overrides["threshold_ratio"] = threshold
+        config = CompactionConfig().replace(**overrides)
+        conversation = load_for_cli(input_path, fmt, index)
+        timeline = simulate(conversation, config)
+    except CompactionError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        raise SystemExit(2) from exc
+    for warning in conversation.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    click.echo(
+        f"{input_path}: {len(timeline.steps):,} messages ({conversation.format}), window "
+        f"{timeline.window:,}, threshold {timeline.threshold:,} tokens, "
+        f"{timeline.summarizer} summariser"
+    )
+    if timeline.events:
+        for line in events_table(timeline):
+            click.echo(line)
+    else:
+        click.echo("The context never reached the threshold: no compaction.")
+    click.echo(closing_line(timeline))
+    if json_out:
+        report = timeline.to_dict()
+        report["input"] = input_path
+        report["format"] = conversation.format
+        report["drift"] = [entry.to_dict() for entry in drift(timeline)]
+        try:
+            Path(json_out).write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+        except OSError as exc:
+            click.echo(f"Error: cannot write {json_out}: {exc.strerror or exc}", err=True)
+            raise SystemExit(2) from exc
+        click.echo(f"wrote {json_out}")
