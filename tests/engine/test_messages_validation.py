@@ -1,0 +1,240 @@
+"""Input validation: every repair is reported, every rejection names the message index, and the
+input is never mutated (compared against a deep copy taken before the call)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from engine_helpers import call, calls, tool, user
+
+from compaction.errors import InvalidConversationError
+from compaction.messages import (
+    append_text,
+    content_text,
+    group_end,
+    last_user_index,
+    parse_arguments,
+    prepend_text,
+    validate_messages,
+)
+from compaction.summary import SUMMARY_PREFIX
+
+
+def validated(messages: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    before = copy.deepcopy(messages)
+    result = validate_messages(messages)
+    assert messages == before, "validate_messages mutated its input"
+    return result
+
+
+def test_clean_input_has_no_repairs_and_keeps_the_same_dicts() -> None:
+    messages = [user("hi"), calls(call("c1", "terminal", {"command": "ls"})), tool("c1", "a b")]
+    checked, repairs = validated(messages)
+    assert repairs == []
+    assert checked == messages
+    assert all(a is b for a, b in zip(checked, messages, strict=True))
+
+
+def test_wrapped_messages_object_is_accepted() -> None:
+    checked, repairs = validated({"messages": [user("hi")]})
+    assert checked == [user("hi")]
+    assert repairs == []
+
+
+def test_numeric_content_is_converted() -> None:
+    checked, repairs = validated([user("hi"), {"role": "assistant", "content": 42}])
+    assert checked[1]["content"] == "42"
+    assert repairs == ["message 1: numeric content converted to text"]
+
+
+def test_bare_strings_in_a_parts_list_become_text_parts() -> None:
+    checked, repairs = validated(
+        [{"role": "user", "content": ["hello", {"type": "text", "text": "x"}]}]
+    )
+    assert checked[0]["content"] == [
+        {"type": "text", "text": "hello"},
+        {"type": "text", "text": "x"},
+    ]
+    assert repairs == ["message 0: bare strings in the content list became text parts"]
+
+
+def test_empty_tool_calls_list_is_removed() -> None:
+    checked, repairs = validated(
+        [user("hi"), {"role": "assistant", "content": "ok", "tool_calls": []}]
+    )
+    assert "tool_calls" not in checked[1]
+    assert repairs == ["message 1: empty tool_calls list removed"]
+
+
+def test_call_without_id_gets_a_deterministic_id_and_its_result_is_paired() -> None:
+    messages = [
+        user("hi"),
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"type": "function", "function": {"name": "ls", "arguments": "{}"}}],
+        },
+        {"role": "tool", "content": "files"},
+    ]
+    checked, repairs = validated(messages)
+    assert checked[1]["tool_calls"][0]["id"] == "call_missing_1_0"
+    assert checked[2]["tool_call_id"] == "call_missing_1_0"
+    assert repairs == [
+        "message 1: tool_calls[0] had no id; assigned 'call_missing_1_0'",
+        "message 2: tool message had no tool_call_id; paired by position with call "
+        "'call_missing_1_0'",
+    ]
+
+
+def test_non_string_arguments_are_serialised() -> None:
+    messages = [
+        user("hi"),
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {"id": "a", "type": "function", "function": {"name": "x", "arguments": {"k": "é"}}},
+                {"id": "b", "type": "function", "function": {"name": "y", "arguments": None}},
+            ],
+        },
+        tool("a", "1"),
+        tool("b", "2"),
+    ]
+    checked, repairs = validated(messages)
+    assert checked[1]["tool_calls"][0]["function"]["arguments"] == '{"k": "é"}'
+    assert checked[1]["tool_calls"][1]["function"]["arguments"] == "{}"
+    assert repairs == [
+        "message 1: tool_calls[0] arguments were dict, serialised to a JSON string",
+        "message 1: tool_calls[1] arguments were NoneType, serialised to a JSON string",
+    ]
+
+
+def test_nameless_call_is_named_unknown() -> None:
+    messages = [
+        user("hi"),
+        {"role": "assistant", "tool_calls": [{"id": "a", "function": {"arguments": "{}"}}]},
+        tool("a", "r"),
+    ]
+    checked, repairs = validated(messages)
+    assert checked[1]["tool_calls"][0]["function"]["name"] == "unknown"
+    assert checked[1]["tool_calls"][0]["type"] == "function"
+    assert repairs == ["message 1: tool_calls[0] had no name; named 'unknown'"]
+
+
+def test_tool_result_repairs() -> None:
+    messages = [
+        user("hi"),
+        calls(call("7", "x"), call("c2", "y")),
+        {"role": "tool", "tool_call_id": 7, "content": "a"},
+        {"role": "tool", "tool_call_id": "c2", "content": None},
+    ]
+    checked, repairs = validated(messages)
+    assert checked[2]["tool_call_id"] == "7"
+    assert checked[3]["content"] == ""
+    assert repairs == [
+        "message 2: tool_call_id converted to a string",
+        "message 3: tool result with no content given empty text",
+    ]
+
+
+def test_positional_pairing_follows_call_order() -> None:
+    messages = [
+        user("hi"),
+        calls(call("a", "x"), call("b", "y")),
+        {"role": "tool", "content": "first"},
+        {"role": "tool", "content": "second"},
+    ]
+    checked, _ = validated(messages)
+    assert [checked[2]["tool_call_id"], checked[3]["tool_call_id"]] == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    ("messages", "index", "problem"),
+    [
+        ("not a list", None, "expected a list of messages, got str"),
+        ([], None, "the conversation is empty"),
+        ([user("a"), "text"], 1, "expected a message object, got str"),
+        ([user("a"), {"role": "wizard", "content": "x"}], 1, "unknown role 'wizard'"),
+        ([{"content": "x"}], 0, "unknown role None"),
+        ([user("a"), {"role": "user", "content": {"x": 1}}], 1, "content must be a string"),
+        ([user("a"), {"role": "assistant", "tool_calls": "no"}], 1, "tool_calls must be a list"),
+        (
+            [user("a"), {"role": "user", "content": "q", "tool_calls": [call("a", "x")]}],
+            1,
+            "a user message cannot carry tool_calls",
+        ),
+        (
+            [user("a"), {"role": "assistant", "tool_calls": ["x"]}],
+            1,
+            "tool_calls[0] must be an object",
+        ),
+        (
+            [user("a"), {"role": "assistant", "tool_calls": [{"id": "a"}]}],
+            1,
+            "tool_calls[0] has no 'function' object",
+        ),
+        (
+            [user("a"), user("b"), {"role": "tool", "content": "r"}],
+            2,
+            "tool message has no tool_call_id and no preceding call it could answer",
+        ),
+        (
+            [
+                user("a"),
+                {
+                    "role": "assistant",
+                    "tool_calls": [
+                        {"id": "a", "function": {"name": "x", "arguments": {"s": {1, 2}}}}
+                    ],
+                },
+            ],
+            1,
+            "arguments cannot be serialised",
+        ),
+    ],
+)
+def test_rejections_name_the_index(messages: Any, index: int | None, problem: str) -> None:
+    before = copy.deepcopy(messages)
+    with pytest.raises(InvalidConversationError) as info:
+        validate_messages(messages)
+    assert info.value.index == index
+    assert problem in info.value.problem
+    prefix = f"message {index}: " if index is not None else ""
+    assert str(info.value) == prefix + info.value.problem
+    assert messages == before
+
+
+def test_helpers_over_content() -> None:
+    parts = {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "image_url"}, "b"]}
+    assert content_text(parts) == "a\nb"
+    assert content_text({"role": "assistant", "content": None}) == ""
+    assert append_text("base", "note") == "base\n\nnote"
+    assert append_text(None, "note") == "note"
+    assert append_text([{"type": "text", "text": "a"}], "n")[-1] == {"type": "text", "text": "n"}
+    assert prepend_text("tail", "sum") == "sum\n\ntail"
+    assert prepend_text([{"type": "text", "text": "a"}], "s")[0] == {"type": "text", "text": "s"}
+    assert parse_arguments('{"a": 1}') == {"a": 1}
+    assert parse_arguments("[1, 2]") == {}
+    assert parse_arguments("{broken") == {}
+    assert parse_arguments("") == {}
+
+
+def test_last_user_index_skips_earlier_summaries() -> None:
+    messages = [user("real ask"), {"role": "user", "content": SUMMARY_PREFIX + "\n## Goal\nx"}]
+    assert last_user_index(messages) == 0
+    assert last_user_index(messages, start=1) is None
+
+
+def test_group_end() -> None:
+    messages = [
+        user("a"),
+        calls(call("1", "x"), call("2", "y")),
+        tool("1", "r"),
+        tool("2", "r"),
+        user("b"),
+    ]
+    assert group_end(messages, 2) == 4
+    assert group_end(messages, 3) == 4
+    assert group_end(messages, 1) == 1
+    assert group_end(messages, 4) == 4
