@@ -36,6 +36,7 @@ _PATH = re.compile(
 )
 _URLISH = re.compile(r"https?://\S+")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,3}[.)])\s*")
+_SEPARATORS = re.compile(r" — | \| |; ")
 _VERSIONISH = re.compile(r"^v?\d+(?:\.\d+)+$")
 
 
@@ -110,6 +111,22 @@ def summary_paths(text: str) -> list[str]:
     return found
 
 
+def error_fragments(body: str) -> list[str]:
+    """The error evidence of a summary section, one fact per error.
+
+    Summary lines pack several things together (`2. ran pytest -> exit 1 — FAILED test_x |
+    "exit_code": 1`); the whole line vanishing says nothing when its error moved to another
+    line. So each error line is split at the separators summaries use and only the pieces that
+    are themselves errors are facts.
+    """
+    fragments: list[str] = []
+    for line in error_lines(body):
+        pieces = [_BULLET.sub("", piece).strip(" `") for piece in _SEPARATORS.split(line)]
+        errors = [piece for piece in pieces if piece and error_lines(piece)]
+        fragments.extend(errors or [line])
+    return fragments
+
+
 def _constraint_items(body: str) -> list[str]:
     items = []
     for line in body.splitlines():
@@ -136,7 +153,7 @@ def summary_facts(sections: dict[str, str]) -> list[VanishedFact]:
         if body.strip() == EMPTY_SECTION:
             continue
         add("paths", summary_paths(body), name)
-        add("errors", error_lines(body), name)
+        add("errors", error_fragments(body), name)
         add("identifiers", identifiers(body), name)
         if name == "Constraints & Preferences":
             add("constraints", _constraint_items(body), name)
