@@ -77,9 +77,11 @@ _KEYS.update(
     }
 )
 
-# A heading line: markdown '#'s, or a bold/numbered line that is only a section name.
+# A heading line: markdown '#'s, or a bold/numbered line (`1. **Goal**` or `**1. Goal**`) that is
+# only a section name.
 _HEADING = re.compile(
-    r"^\s{0,3}(?:#{1,6}\s*|\*\*|__)?\s*(?:\d{1,2}[.)]\s*)?(?P<name>[A-Za-z][A-Za-z &/]{1,40}?)"
+    r"^\s{0,3}(?:#{1,6}\s*)?(?:\d{1,2}[.)]\s*)?(?:\*\*|__)?\s*(?:\d{1,2}[.)]\s*)?"
+    r"(?P<name>[A-Za-z][A-Za-z &/]{1,40}?)"
     r"\s*(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*$"
 )
 
