@@ -1,0 +1,24 @@
+"""Compaction Lab: `streamlit run app.py`.
+
+The entry point sets the page config, draws the shared sidebar (parameters, bound to the URL) and
+runs the page the user picked. Adding a page is one line in PAGES plus one file in pages/.
+"""
+
+import streamlit as st
+
+from compaction.ui import nav
+from compaction.ui.loader import autoload_from_url
+from compaction.ui.params import SETTINGS_KEY, render_sidebar
+
+st.set_page_config(page_title="Compaction Lab", page_icon="🗜️", layout="wide")
+
+PAGES = [
+    st.Page("pages/inspect.py", title="Inspect", icon="🔍", url_path="inspect", default=True),
+    st.Page("pages/learn.py", title="Learn", icon="🎓", url_path="learn"),
+]
+
+nav.register(PAGES)
+page = st.navigation(PAGES)
+autoload_from_url()  # `?sample=<id>` loads a sample before the widgets are drawn
+st.session_state[SETTINGS_KEY] = render_sidebar()
+page.run()

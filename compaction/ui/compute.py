@@ -1,0 +1,153 @@
+"""Cached computations behind the pages: token counts, compaction runs, regions, history saves.
+
+Every cache is keyed by the conversation's content hash plus the settings, and receives the
+messages as an underscore-prefixed argument that Streamlit does not hash (hashing a 5,000-message
+list costs ~70 ms per call). So changing a parameter reruns the cheap phases instantly, and an LLM
+summary is only ever produced by an explicit click (`run_llm`), never by a cache miss.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+
+import streamlit as st
+
+from compaction.compactor import Compactor
+from compaction.config import CompactionConfig
+from compaction.errors import CompactionError, HistoryError
+from compaction.messages import Message
+from compaction.result import CompactionResult
+from compaction.summarizers.base import OnToken, StaticSummarizer
+from compaction.summarizers.factory import make_summarizer
+from compaction.tokens import make_counter
+from compaction.ui.params import Settings
+from compaction.ui.state import Loaded
+
+LLM_RESULTS_KEY = "llm_results"  # run key -> CompactionResult produced by an explicit LLM click
+SAVED_RUNS_KEY = "saved_runs"  # run key -> history run id
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def token_counts(
+    content_hash: str, counter: str, model: str, _messages: list[Message]
+) -> list[int]:
+    """Per-message token counts, cached per conversation and tokenizer."""
+    count = make_counter(counter, model).count_message
+    return [count(message) for message in _messages]
+
+
+@st.cache_resource(max_entries=24, show_spinner=False)
+def _cached_run(
+    run_key: str,
+    _messages: list[Message],
+    _config: CompactionConfig,
+    _summarizer: str,
+    _focus: str | None,
+    _force: bool,
+) -> CompactionResult:
+    # cache_resource, not cache_data: results are only read, and copying (pickling) five phases
+    # of a 5,000-message conversation on every rerun would cost more than the phases themselves.
+    summarizer = StaticSummarizer() if _summarizer == "static" else make_summarizer(_summarizer)
+    return Compactor(_config, summarizer).compress(_messages, focus=_focus, force=_force)
+
+
+def run_key(loaded: Loaded, settings: Settings, summarizer: str | None = None) -> str:
+    """Identifies a run: conversation, config, focus, summariser (never the API key), force."""
+    assert settings.config is not None
+    config_json = json.dumps(settings.config.to_dict(), sort_keys=True)
+    kind = summarizer or settings.summarizer_key()
+    return f"{loaded.content_hash}|{config_json}|{settings.focus}|{kind}|{settings.force}"
+
+
+def offline_result(
+    loaded: Loaded, settings: Settings, force: bool | None = None
+) -> CompactionResult:
+    """The run with an offline summariser (static stands in for an LLM until it is asked for)."""
+    assert settings.config is not None
+    kind = settings.summarizer if settings.summarizer != "llm" else "static"
+    forced = settings.force if force is None else force
+    key = run_key(loaded, settings, kind) + f"|{forced}"
+    return _cached_run(key, loaded.messages, settings.config, kind, settings.focus, forced)
+
+
+def llm_result(loaded: Loaded, settings: Settings) -> CompactionResult | None:
+    """The LLM run for the current settings, if the user asked for it."""
+    results: dict[str, CompactionResult] = st.session_state.get(LLM_RESULTS_KEY, {})
+    return results.get(run_key(loaded, settings))
+
+
+def run_llm(loaded: Loaded, settings: Settings, on_token: OnToken | None) -> CompactionResult:
+    """Call the LLM summariser now (the only place the app does) and remember the result."""
+    assert settings.config is not None
+    summarizer = make_summarizer(
+        "llm",
+        model=settings.llm_model,
+        summary_model=settings.llm_summary_model or None,
+        api_base=settings.llm_api_base or None,
+        api_key=settings.api_key,
+        timeout=60,
+    )
+    result = Compactor(settings.config, summarizer).compress(
+        loaded.messages, focus=settings.focus, force=settings.force, on_token=on_token
+    )
+    st.session_state.setdefault(LLM_RESULTS_KEY, {})[run_key(loaded, settings)] = result
+    return result
+
+
+@dataclass(frozen=True)
+class Regions:
+    """Where each message sits after Phase 2 (indices of the input) and the tokens of each part."""
+
+    labels: list[str]
+    head_end: int
+    tail_start: int
+    tokens: list[int]
+    summarised_middle_tokens: int = 0  # the middle after Phase 1: what the summary budget uses
+
+    def count(self, region: str) -> int:
+        return sum(1 for label in self.labels if label == region)
+
+    def tokens_of(self, region: str) -> int:
+        return sum(t for t, label in zip(self.tokens, self.labels, strict=True) if label == region)
+
+
+def regions(loaded: Loaded, settings: Settings) -> Regions:
+    """Head / middle / tail of the input, from a forced offline run's Phase 2 (cached)."""
+    assert settings.config is not None
+    tokens = token_counts(
+        loaded.content_hash, settings.config.counter, settings.config.model, loaded.messages
+    )
+    result = offline_result(loaded, settings, force=True)
+    try:
+        details = result.phase("boundaries").details
+    except KeyError:
+        return Regions(["tail"] * len(tokens), 0, 0, tokens)
+    labels = list(details["regions"])
+    return Regions(
+        labels,
+        int(details["head_end"]),
+        int(details["tail_start"]),
+        tokens,
+        int(details["middle_tokens"]),
+    )
+
+
+def save_run(
+    loaded: Loaded, result: CompactionResult, settings: Settings, key: str
+) -> tuple[int | None, str | None]:
+    """Record a completed run once per run key; (run id, None) or (None, why history is off)."""
+    saved: dict[str, int] = st.session_state.setdefault(SAVED_RUNS_KEY, {})
+    if key in saved:
+        return saved[key], None
+    try:
+        from compaction.history import History
+
+        with History() as history:
+            # Loaded has the .messages/.title/.format that History.record reads.
+            run_id = history.record(loaded, result, summarizer_info=settings.summarizer_info())
+    except (HistoryError, CompactionError, OSError, sqlite3.Error) as exc:
+        return None, f"history is unavailable, so this run was not saved: {exc}"
+    saved[key] = run_id
+    return run_id, None

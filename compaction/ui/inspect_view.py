@@ -1,0 +1,204 @@
+"""The Inspect page's parts: the overview (budget bar, per-message chart, message list), the LLM
+call with its streaming summary, the final before/after with fates, validity, downloads, history.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+
+import streamlit as st
+
+from compaction.formats import dump_conversation
+from compaction.messages import Message
+from compaction.result import CompactionResult
+from compaction.ui import compute, nav
+from compaction.ui.charts import budget_bar, message_chart
+from compaction.ui.message_views import (
+    call_index,
+    message_frame,
+    message_table,
+    open_message_input,
+    render_message,
+    select_from_chart,
+)
+from compaction.ui.palette import FATE_LABELS
+from compaction.ui.params import Settings, show_summary_budget
+from compaction.ui.state import Loaded
+from compaction.validate import Problem, errors, validate
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _calls(content_hash: str, _messages: list[Message]) -> dict[str, tuple[int, str]]:
+    return call_index(_messages)
+
+
+def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
+    """Budget bar, region counts, the per-message chart, the list and the open message."""
+    assert settings.config is not None
+    config = settings.config
+    regions = compute.regions(loaded, settings)
+    head, middle, tail = (regions.tokens_of(r) for r in ("head", "middle", "tail"))
+    total = head + middle + tail
+    show_summary_budget(config, regions.summarised_middle_tokens)
+    st.markdown(
+        f"**{loaded.title}** · {loaded.format} · {len(loaded.messages):,} messages · "
+        f"**{total:,} tokens** ({total / config.context_length:.0%} of the "
+        f"{config.context_length:,} window; threshold {config.threshold_tokens:,})"
+    )
+    columns = st.columns(3)
+    for column, region, tokens in zip(
+        columns, ("head", "middle", "tail"), (head, middle, tail), strict=True
+    ):
+        column.metric(
+            f"{region.capitalize()} messages", regions.count(region), help=f"{tokens:,} tokens"
+        )
+    st.plotly_chart(budget_bar(head, middle, tail, config), key="budget_bar")
+    st.plotly_chart(
+        message_chart(loaded.messages, regions.tokens, regions.labels, "region"),
+        key="message_chart",
+        on_select=select_from_chart("message_chart"),
+        selection_mode="points",
+    )
+    left, right = st.columns([3, 2])
+    with left:
+        message_table(
+            message_frame(loaded.messages, regions.tokens, regions.labels), key="message_table"
+        )
+    with right:
+        index = open_message_input(len(loaded.messages))
+        render_message(
+            loaded.messages[index],
+            index,
+            regions.labels[index],
+            _calls(loaded.content_hash, loaded.messages),
+        )
+    return regions
+
+
+def run_llm_now(loaded: Loaded, settings: Settings) -> CompactionResult | None:
+    """Call the LLM, streaming its summary into the page; None when it could not start."""
+    st.markdown("**Summary streaming from the model…**")
+    slot = st.empty()
+    received: list[str] = []
+    last = [0.0]
+
+    def on_token(text: str) -> None:
+        received.append(text)
+        now = time.monotonic()
+        if now - last[0] > 0.1:  # redraw at most ten times a second
+            last[0] = now
+            slot.code("".join(received), language=None, wrap_lines=True)
+
+    try:
+        with st.spinner(f"Calling {settings.llm_model}…"):
+            result = compute.run_llm(loaded, settings, on_token)
+    except Exception as exc:  # a UI must report any failure to start the call, not crash
+        st.error(f"The LLM summariser could not run: {exc}")
+        return None
+    slot.code("".join(received) or "(no streamed text)", language=None, wrap_lines=True)
+    return result
+
+
+def _verdict(problems: Sequence[Problem]) -> str:
+    bad = errors(problems)
+    if not bad:
+        warnings = len(problems)
+        return "✅ valid" + (f" ({warnings} warning(s))" if warnings else "")
+    return f"❌ {len(bad)} error(s)"
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _problems(key: str, provider: str, _messages: list[Message]) -> list[Problem]:
+    return validate(_messages, provider)
+
+
+def render_final(loaded: Loaded, result: CompactionResult, settings: Settings, key: str) -> None:
+    """Before/after: totals, the fate of every original message, validity, downloads, history."""
+    st.subheader("Before → after")
+    columns = st.columns(3)
+    columns[0].metric("Tokens before", f"{result.tokens_before:,}")
+    columns[1].metric("Tokens after", f"{result.tokens_after:,}")
+    columns[2].metric("Savings", f"{result.savings_pct:.1f}%")
+    fates = [result.fates.get(i, "kept") for i in range(len(loaded.messages))]
+    tokens = compute.regions(loaded, settings).tokens
+    st.plotly_chart(
+        message_chart(loaded.messages, tokens, fates, "fate"),
+        key="fate_chart",
+        on_select=select_from_chart("fate_chart"),
+        selection_mode="points",
+    )
+    counts: dict[str, int] = {}
+    for fate in fates:
+        counts[fate] = counts.get(fate, 0) + 1
+    st.dataframe(
+        {
+            "fate": [FATE_LABELS.get(f, f) for f in counts],
+            "messages": list(counts.values()),
+        },
+        hide_index=True,
+        key="fate_counts",
+    )
+    _validity(loaded, result, key)
+    _downloads(loaded, result)
+    if settings.save_history:
+        _history(loaded, result, settings, key)
+
+
+def _validity(loaded: Loaded, result: CompactionResult, key: str) -> None:
+    st.markdown("**Would the provider accept it?**")
+    rows: dict[str, list[str]] = {"provider": [], "input": [], "output": []}
+    listed: list[str] = []
+    for provider in ("openai", "anthropic"):
+        before = _problems(f"in|{loaded.content_hash}", provider, loaded.messages)
+        after = _problems(f"out|{key}", provider, result.messages)
+        rows["provider"].append(provider)
+        rows["input"].append(_verdict(before))
+        rows["output"].append(_verdict(after))
+        listed += [f"{provider} output: {problem}" for problem in errors(after)[:20]]
+    st.dataframe(rows, hide_index=True, key="validity")
+    if listed:
+        with st.expander("Problems in the output"):
+            st.text("\n".join(listed))
+
+
+def _downloads(loaded: Loaded, result: CompactionResult) -> None:
+    stem = loaded.title.replace("/", "_")[:40] or "conversation"
+    columns = st.columns(3)
+    for column, fmt in zip(columns[:2], ("openai", "anthropic"), strict=True):
+        column.download_button(
+            f"Download compacted ({fmt})",
+            data=_exporter(result.messages, fmt),
+            file_name=f"{stem}.compacted.{fmt}.json",
+            mime="application/json",
+            key=f"download_{fmt}",
+            on_click="ignore",
+        )
+    columns[2].download_button(
+        "Download report (JSON)",
+        data=lambda: json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str),
+        file_name=f"{stem}.report.json",
+        mime="application/json",
+        key="download_report",
+        on_click="ignore",
+    )
+
+
+def _exporter(messages: list[Message], fmt: str) -> Callable[[], str]:
+    # Deferred: the JSON is only built when the user actually downloads.
+    def build() -> str:
+        return json.dumps(dump_conversation(messages, fmt), indent=2, ensure_ascii=False)
+
+    return build
+
+
+def _history(loaded: Loaded, result: CompactionResult, settings: Settings, key: str) -> None:
+    run_id, problem = compute.save_run(loaded, result, settings, key)
+    if problem:
+        st.warning(problem)
+        return
+    if not nav.link(
+        "history", f"Saved to history as run #{run_id} — open it", {"run": str(run_id)}
+    ):
+        st.caption(f"Saved to history as run #{run_id} (`compaction history show {run_id}`).")

@@ -1,0 +1,184 @@
+"""Loading a conversation: a sample (with its description), an upload of any format, or pasted JSON.
+
+Every path goes through the same importers as the CLI, so the app accepts exactly what
+`compaction convert` accepts. A bad file shows the importer's own message (which names the line or
+index), never a traceback; the import warnings are shown, not swallowed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from compaction.errors import CompactionError
+from compaction.formats import load_conversations
+from compaction.formats.conversation import Conversation
+from compaction.samples import Sample, list_samples, load_sample
+from compaction.ui.params import apply_sample_settings
+from compaction.ui.state import Loaded, get_loaded, make_loaded, set_loaded
+
+LOAD_ERROR_KEY = "_load_error"
+MAX_WARNINGS_SHOWN = 20
+_IMPORT_ERRORS = (CompactionError, ValueError, UnicodeError, RecursionError)
+
+
+@st.cache_data(show_spinner=False)
+def _samples() -> list[Sample]:
+    return list_samples()
+
+
+def _from_conversation(conversation: Conversation, source: str, title: str | None) -> Loaded:
+    return make_loaded(
+        conversation.messages,
+        title=title or conversation.title or source,
+        format=conversation.format,
+        source=source,
+        warnings=conversation.warnings,
+    )
+
+
+def _load_sample_clicked() -> None:
+    sample_id = st.session_state.get("load_sample_id")
+    sample = next((s for s in _samples() if s.id == sample_id), None)
+    if sample is None:
+        st.session_state[LOAD_ERROR_KEY] = f"No sample named {sample_id!r}."
+        return
+    try:
+        conversation = load_sample(sample.id)
+    except _IMPORT_ERRORS as exc:
+        st.session_state[LOAD_ERROR_KEY] = f"Could not load the sample {sample.id}: {exc}"
+        return
+    loaded = _from_conversation(conversation, f"sample:{sample.id}", sample.title)
+    set_loaded(
+        make_loaded(
+            loaded.messages,
+            loaded.title,
+            loaded.format,
+            loaded.source,
+            loaded.warnings,
+            sample.settings,
+        )
+    )
+    apply_sample_settings(sample.settings)  # in a callback, so widgets may still be set
+
+
+def autoload_from_url() -> None:
+    """Load `?sample=<id>` when nothing is loaded yet (a shareable link to a sample).
+
+    Called before the sidebar's widgets exist; the sample's suggested settings are not applied,
+    because the URL carries its own parameters.
+    """
+    sample_id = st.query_params.get("sample")
+    if not sample_id or get_loaded() is not None:
+        return
+    try:
+        sample = next(s for s in _samples() if s.id == sample_id)
+        conversation = load_sample(sample.id)
+    except StopIteration:
+        st.session_state[LOAD_ERROR_KEY] = f"The link names an unknown sample {sample_id!r}."
+        return
+    except _IMPORT_ERRORS as exc:
+        st.session_state[LOAD_ERROR_KEY] = f"Could not load the sample {sample_id}: {exc}"
+        return
+    set_loaded(_from_conversation(conversation, f"sample:{sample.id}", sample.title))
+
+
+def _parse_upload(name: str, data: bytes) -> list[Conversation]:
+    cache: dict[str, Any] = st.session_state.setdefault("_upload_cache", {})
+    key = f"{name}|{len(data)}|{hash(data)}"
+    if key not in cache:
+        cache.clear()  # one parsed upload is kept, not every file ever dropped in
+        cache[key] = load_conversations(data)
+    conversations: list[Conversation] = cache[key]
+    return conversations
+
+
+def _conversation_label(conversations: list[Conversation], index: int) -> str:
+    conversation = conversations[index]
+    title = conversation.title or "untitled"
+    return f"{index}: {title} ({len(conversation.messages)} messages)"
+
+
+def _upload_tab() -> None:
+    upload = st.file_uploader(
+        "Conversation file (any supported agent format; JSON or JSONL)",
+        key="load_upload",
+        type=None,
+    )
+    if upload is None:
+        return
+    data = upload.getvalue()
+    try:
+        conversations = _parse_upload(upload.name, data)
+    except _IMPORT_ERRORS as exc:
+        st.error(f"Could not import {upload.name}: {exc}")
+        return
+    index = 0
+    if len(conversations) > 1:
+        index = st.selectbox(
+            f"{upload.name} holds {len(conversations)} conversations: pick one",
+            range(len(conversations)),
+            format_func=lambda i: _conversation_label(conversations, i),
+            key="load_pick",
+        )
+    loaded = _from_conversation(conversations[index], f"upload:{upload.name}", None)
+    current = get_loaded()
+    if current is None or current.content_hash != loaded.content_hash:
+        set_loaded(loaded)
+
+
+def _paste_clicked() -> None:
+    text = str(st.session_state.get("load_paste") or "").strip()
+    if not text:
+        st.session_state[LOAD_ERROR_KEY] = "Paste a conversation (JSON or JSONL) first."
+        return
+    try:
+        conversations = load_conversations(text)
+    except _IMPORT_ERRORS as exc:
+        st.session_state[LOAD_ERROR_KEY] = f"Could not import the pasted text: {exc}"
+        return
+    set_loaded(_from_conversation(conversations[0], "paste", "Pasted conversation"))
+    if len(conversations) > 1:
+        st.session_state[LOAD_ERROR_KEY] = (
+            f"The pasted text holds {len(conversations)} conversations; the first was loaded "
+            "(upload it as a file to pick another)."
+        )
+
+
+def render_loader() -> Loaded | None:
+    """The Load panel; returns the loaded conversation (also kept in session state)."""
+    loaded = get_loaded()
+    label = "Load a conversation" if loaded is None else f"Loaded: {loaded.title} — load another"
+    with st.expander(label, expanded=loaded is None):
+        sample_tab, upload_tab, paste_tab = st.tabs(["Sample", "Upload", "Paste JSON"])
+        with sample_tab:
+            samples = _samples()
+            if samples:
+                by_id = {sample.id: sample for sample in samples}
+                chosen = st.selectbox(
+                    "Sample session",
+                    list(by_id),
+                    format_func=lambda i: by_id[i].title,
+                    key="load_sample_id",
+                )
+                st.caption(by_id[chosen].description)
+                st.button("Load sample", key="load_sample_btn", on_click=_load_sample_clicked)
+            else:
+                st.info("No sample sessions were found next to the package (sample_sessions/).")
+        with upload_tab:
+            _upload_tab()
+        with paste_tab:
+            st.text_area("Conversation JSON", key="load_paste", height=150)
+            st.button("Load pasted JSON", key="load_paste_btn", on_click=_paste_clicked)
+    if error := st.session_state.pop(LOAD_ERROR_KEY, None):
+        st.error(error)
+    loaded = get_loaded()
+    if loaded is not None and loaded.warnings:
+        shown = loaded.warnings[:MAX_WARNINGS_SHOWN]
+        more = len(loaded.warnings) - len(shown)
+        text = "\n".join(f"- {warning}" for warning in shown)
+        if more:
+            text += f"\n- … and {more} more"
+        st.warning(f"Import warnings ({len(loaded.warnings)}):\n{text}")
+    return loaded

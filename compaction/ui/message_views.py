@@ -1,0 +1,142 @@
+"""The message list and the message detail pane, built to stay fast at thousands of messages.
+
+The browser pays for every element: 2,000 chat bubbles take seconds to render and each click
+re-renders them. So the list is one dataframe (virtualised by the browser) and only the selected
+message is drawn in full. Message text is untrusted: it is shown with `st.code` / `st.text`
+(always plain text), never as HTML.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import streamlit as st
+
+from compaction.messages import Message, call_arguments, call_name, content_text, tool_calls
+from compaction.ui.charts import preview
+from compaction.ui.palette import FATE_LABELS, REGION_EMOJI
+
+FOLD_CHARS = 3_000  # content longer than this is folded behind an expander
+SELECTED_KEY = "inspect_open"
+
+
+def call_index(messages: Sequence[Message]) -> dict[str, tuple[int, str]]:
+    """tool_call_id -> (index of the assistant message that made the call, tool name)."""
+    found: dict[str, tuple[int, str]] = {}
+    for index, message in enumerate(messages):
+        for call in tool_calls(message):
+            call_id = call.get("id")
+            if isinstance(call_id, str) and call_id not in found:
+                found[call_id] = (index, call_name(call))
+    return found
+
+
+def message_frame(
+    messages: Sequence[Message],
+    tokens: Sequence[int],
+    labels: Sequence[str],
+    fates: dict[int, str] | None = None,
+    origins: Sequence[int | None] | None = None,
+) -> dict[str, list[Any]]:
+    """Columns of the overview table: one row per message, its region as a coloured square."""
+    rows: dict[str, list[Any]] = {
+        "#": list(range(len(messages))),
+        "region": [f"{REGION_EMOJI.get(label, '')} {label}" for label in labels],
+        "role": [str(m.get("role", "?")) for m in messages],
+        "tokens": list(tokens),
+        "preview": [preview(m) for m in messages],
+    }
+    if origins is not None:
+        rows["from input #"] = [None if o is None else int(o) for o in origins]
+    if fates is not None:
+        rows["fate"] = [FATE_LABELS.get(fates.get(i, "kept"), fates.get(i, "")) for i in rows["#"]]
+    return rows
+
+
+def _select_from_table(key: str) -> None:
+    state = st.session_state.get(key)
+    rows = getattr(getattr(state, "selection", None), "rows", None) or []
+    if rows:
+        st.session_state[SELECTED_KEY] = int(rows[0])
+
+
+def select_from_chart(key: str) -> Callable[[], None]:
+    """A callback opening the message of the clicked bar (x is the message index)."""
+
+    def callback() -> None:
+        state = st.session_state.get(key)
+        points = getattr(getattr(state, "selection", None), "points", None) or []
+        if points and "x" in points[0]:
+            st.session_state[SELECTED_KEY] = int(points[0]["x"])
+
+    return callback
+
+
+def message_table(frame: dict[str, list[Any]], key: str, height: int = 320) -> None:
+    st.dataframe(
+        frame,
+        key=key,
+        hide_index=True,
+        height=height,
+        on_select=lambda: _select_from_table(key),
+        selection_mode="single-row",
+        column_config={
+            "tokens": st.column_config.NumberColumn(format="%d"),
+            "preview": st.column_config.TextColumn(width="large"),
+        },
+    )
+
+
+def render_message(
+    message: Message,
+    index: int,
+    label: str,
+    calls: dict[str, tuple[int, str]],
+    fate: str | None = None,
+) -> None:
+    """One message in full: role, region, tool calls with arguments, its result's call."""
+    role = str(message.get("role", "?"))
+    parts = [f"**#{index} · {role}**", f"{REGION_EMOJI.get(label, '')} {label}"]
+    if fate:
+        parts.append(f"fate: {FATE_LABELS.get(fate, fate)}")
+    st.markdown(" · ".join(parts))
+    if role == "tool":
+        call_id = str(message.get("tool_call_id", ""))
+        made = calls.get(call_id)
+        where = f"call #{made[0]} ({made[1]})" if made else "a call that is not in the conversation"
+        st.caption(f"Tool result for `{call_id}` — answers {where}")
+    text = content_text(message)
+    if text:
+        _folded_text(text, f"fold_{index}")
+    for call in tool_calls(message):
+        st.caption(f"🔧 tool call `{call_name(call)}` · id `{call.get('id', '?')}`")
+        st.code(_pretty_arguments(call_arguments(call)), language="json", wrap_lines=True)
+
+
+def _pretty_arguments(arguments: str) -> str:
+    try:
+        return json.dumps(json.loads(arguments), indent=2, ensure_ascii=False)
+    except ValueError:
+        return arguments
+
+
+def _folded_text(text: str, key: str) -> None:
+    if len(text) <= FOLD_CHARS:
+        st.code(text, language=None, wrap_lines=True)
+        return
+    st.code(text[:FOLD_CHARS] + "\n…", language=None, wrap_lines=True)
+    with st.expander(f"Show all {len(text):,} characters"):
+        st.code(text, language=None, wrap_lines=True)
+
+
+def open_message_input(count: int) -> int:
+    """The 'open message #' box: the single source of truth for the detail pane."""
+    if st.session_state.get(SELECTED_KEY, 0) >= count:
+        st.session_state[SELECTED_KEY] = 0
+    st.session_state.setdefault(SELECTED_KEY, 0)
+    value = st.number_input(
+        "Open message #", min_value=0, max_value=max(count - 1, 0), step=1, key=SELECTED_KEY
+    )
+    return int(value)

@@ -1,0 +1,262 @@
+"""Each phase's own view: tokens before → after, the message-level diff, and what only it knows.
+
+Phase 1 shows its dedupe table and one-liners beside the outputs they replaced; Phase 2 explains
+its boundaries; Phase 3 shows the prompt, the fallback and the 13 section cards; Phase 4 the
+assembled conversation and the role reason; Phase 5 the orphan fixes, savings and anti-thrash.
+Everything is read from the PhaseResult's details: no phase logic is repeated here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import streamlit as st
+
+from compaction.messages import Message
+from compaction.result import CompactionResult, PhaseResult
+from compaction.summary import SECTION_NAMES, Summary
+from compaction.ui.charts import preview
+from compaction.ui.phase_diff import change_rows, phase_changes, text_diff
+
+PHASE_TITLES = {
+    "prune": "Phase 1 · Prune old tool outputs",
+    "boundaries": "Phase 2 · Boundaries",
+    "summarize": "Phase 3 · Structured summary",
+    "assemble": "Phase 4 · Assemble",
+    "cleanup": "Phase 5 · Cleanup and anti-thrash",
+}
+
+
+def _previous(
+    result: CompactionResult, position: int, original: Sequence[Message]
+) -> tuple[Sequence[Message], Sequence[int | None]]:
+    if position == 0:
+        return original, list(range(len(original)))
+    phase = result.phases[position - 1]
+    return phase.messages, phase.origins
+
+
+def render_phase(result: CompactionResult, position: int, original: Sequence[Message]) -> None:
+    """Draw phase number `position` (0-based) of `result`."""
+    phase = result.phases[position]
+    st.subheader(PHASE_TITLES.get(phase.name, phase.name))
+    saved = phase.tokens_before - phase.tokens_after
+    columns = st.columns(3)
+    columns[0].metric("Tokens before", f"{phase.tokens_before:,}")
+    columns[1].metric("Tokens after", f"{phase.tokens_after:,}", delta=f"{-saved:,}")
+    columns[2].metric("Phase time", f"{phase.duration_s * 1000:.1f} ms")
+    views = {
+        "prune": _prune_view,
+        "boundaries": _boundaries_view,
+        "summarize": _summarize_view,
+        "assemble": _assemble_view,
+        "cleanup": _cleanup_view,
+    }
+    views[phase.name](phase, result, original)
+    previous, previous_origins = _previous(result, position, original)
+    _diff_view(phase, previous, previous_origins)
+
+
+def _diff_view(
+    phase: PhaseResult, previous: Sequence[Message], previous_origins: Sequence[int | None]
+) -> None:
+    changes = phase_changes(previous, previous_origins, phase)
+    st.markdown(f"**What changed** — {len(changes):,} message(s)")
+    if not changes:
+        st.caption("This phase changed no message.")
+        return
+    st.dataframe(change_rows(changes), hide_index=True, height=220, key=f"changes_{phase.name}")
+    textual = [c for c in changes if c.kind in ("changed", "inserted", "taken out")]
+    if not textual:
+        return
+    choice = st.selectbox(
+        "Text diff of",
+        range(len(textual)),
+        format_func=lambda i: textual[i].label,
+        key=f"diff_pick_{phase.name}",
+    )
+    st.code(text_diff(textual[choice]), language="diff")
+
+
+def _prune_view(phase: PhaseResult, result: CompactionResult, original: Sequence[Message]) -> None:
+    details = phase.details
+    st.caption(
+        f"{details['deduplicated_count']} deduplicated · {details['summarised_count']} summarised "
+        f"to one line · {details['args_truncated_count']} with arguments shrunk · protected: "
+        f"head before #{details['protected_head_end']}, tail from "
+        f"#{details['protected_tail_start']}"
+    )
+    if details["dedupe"]:
+        st.markdown("**Dedupe table** — the newest copy is kept, older copies become a marker")
+        st.dataframe(
+            {
+                "hash": [row["hash"][:12] for row in details["dedupe"]],
+                "replaced copy #": [row["index"] for row in details["dedupe"]],
+                "its call": [row["tool_call_id"] for row in details["dedupe"]],
+                "kept copy #": [row["kept_index"] for row in details["dedupe"]],
+                "kept call": [row["kept_tool_call_id"] for row in details["dedupe"]],
+                "chars": [row["chars"] for row in details["dedupe"]],
+            },
+            hide_index=True,
+            key="prune_dedupe",
+        )
+    if details["summaries"]:
+        st.markdown("**One-line summaries** beside the outputs they replaced")
+        st.dataframe(
+            {
+                "#": [row["index"] for row in details["summaries"]],
+                "tool": [row["tool"] for row in details["summaries"]],
+                "one-line summary": [row["line"] for row in details["summaries"]],
+                "original output": [
+                    preview(original[row["index"]], 120) for row in details["summaries"]
+                ],
+                "chars dropped": [row["chars"] for row in details["summaries"]],
+            },
+            hide_index=True,
+            key="prune_summaries",
+            column_config={"one-line summary": st.column_config.TextColumn(width="large")},
+        )
+    if details["args_truncated"]:
+        st.markdown("**Arguments shrunk** (valid JSON kept valid)")
+        st.dataframe(details["args_truncated"], hide_index=True, key="prune_args")
+
+
+def _boundaries_view(
+    phase: PhaseResult, result: CompactionResult, original: Sequence[Message]
+) -> None:
+    d = phase.details
+    columns = st.columns(4)
+    columns[0].metric("Head messages", d["head_messages"], help=f"{d['head_tokens']:,} tokens")
+    columns[1].metric("Middle messages", d["middle_messages"], help=f"{d['middle_tokens']:,} tok")
+    columns[2].metric("Tail messages", d["tail_messages"], help=f"{d['tail_tokens']:,} tokens")
+    columns[3].metric("Tail tokens", f"{d['tail_tokens']:,}")
+    st.markdown(
+        f"- **Head**: the first {d['protect_first_n']} messages, extended to a whole tool group → "
+        f"messages 0–{d['head_end'] - 1} ({d['head_tokens']:,} tokens).\n"
+        f"- **Tail walk**: from the last message backwards, adding tokens up to the soft ceiling "
+        f"**{d['tail_soft_ceiling']:,}** (budget {d['tail_budget_tokens']:,} × soft factor), "
+        f"holding at least {d['min_tail_messages']} messages: the raw walk stopped at "
+        f"**#{d['raw_walk_stop']}**.\n"
+        f"- **Tail** starts at **#{d['tail_start']}** ({d['tail_tokens']:,} tokens); the middle "
+        f"is {d['middle_messages']} messages ({d['middle_tokens']:,} tokens)."
+    )
+    if d["moves"]:
+        st.markdown("**Moves of the cut**")
+        for move in d["moves"]:
+            st.markdown(f"- #{move['from']} → #{move['to']}: {move['reason']}")
+    else:
+        st.caption("The raw walk's cut needed no move: it split no tool group and kept the user.")
+    if d.get("last_user_index") is not None:
+        st.caption(f"Latest user message: #{d['last_user_index']} (always kept verbatim).")
+
+
+def render_summary_cards(summary: Summary | None) -> None:
+    """The 13 sections as cards, in order, empty ones marked."""
+    if summary is None:
+        st.info("No structured summary: the static marker stands in for it.")
+        return
+    filled = sum(1 for name in SECTION_NAMES if not summary.is_empty(name))
+    st.markdown(f"**The 13 sections** — {filled} filled, {13 - filled} empty")
+    columns = st.columns(2)
+    for number, name in enumerate(SECTION_NAMES, 1):
+        with columns[(number - 1) % 2].container(border=True, key=f"section_card_{number}"):
+            empty = summary.is_empty(name)
+            st.markdown(f"**{number}. {name}**" + (" · _empty_" if empty else ""))
+            if empty:
+                st.caption("None.")
+            else:
+                st.markdown(summary.sections[name])
+
+
+def _summarize_view(
+    phase: PhaseResult, result: CompactionResult, original: Sequence[Message]
+) -> None:
+    d = phase.details
+    kind = "iterative update of an earlier summary" if d["iterative"] else "first compaction"
+    st.markdown(
+        f"**{d['turns']} turns** ({d['middle_tokens']:,} tokens) summarised by "
+        f"**{d['summarizer']}** · {kind} · budget **{d['budget_tokens']:,} tokens**"
+        + (f" · focus: _{d['focus']}_" if d.get("focus") else "")
+    )
+    _fallback_notice(d)
+    with st.expander("Prompt sent to the summariser"):
+        st.code(d["prompt"], language=None, wrap_lines=True)
+    if d.get("previous_summary_indices"):
+        st.caption(f"Earlier summary taken out: messages {d['previous_summary_indices']}")
+    render_summary_cards(result.summary)
+    if result.summary is None:
+        st.code(d["summary_text"], language=None, wrap_lines=True)
+
+
+def _fallback_notice(details: dict[str, Any]) -> None:
+    error = details.get("error") or {}
+    if not details.get("fallback_used"):
+        return
+    kind = error.get("kind", "")
+    what = (
+        "the model is cooling down after a transient error, so no call was made"
+        if kind == "cooldown"
+        else f"the summariser failed ({details.get('fallback_reason')})"
+    )
+    st.warning(f"Fallback used: **{details['fallback_used']}** — {what}.")
+
+
+def _assemble_view(
+    phase: PhaseResult, result: CompactionResult, original: Sequence[Message]
+) -> None:
+    d = phase.details
+    if d.get("summary_role"):
+        st.markdown(f"Summary inserted as **{d['summary_role']}** at #{d['summary_index']}.")
+    else:
+        st.markdown(f"Summary **merged into the first tail message** (input #{d['merged_into']}).")
+    st.caption(f"Why: {d['role_reason']}.")
+    note = "added once" if d["system_note_added"] else "not added (no system message, or present)"
+    st.caption(f"System note: {note}.")
+    labels = ["summary" if o is None else "kept" for o in phase.origins]
+    st.dataframe(
+        {
+            "#": list(range(len(phase.messages))),
+            "part": ["🟪 summary" if label == "summary" else "" for label in labels],
+            "role": [str(m.get("role")) for m in phase.messages],
+            "from input #": phase.origins,
+            "preview": [preview(m) for m in phase.messages],
+        },
+        hide_index=True,
+        height=260,
+        key="assembled_table",
+    )
+    with st.expander("The summary message as sent", expanded=False):
+        st.code(d["summary_content"], language=None, wrap_lines=True)
+
+
+def _cleanup_view(
+    phase: PhaseResult, result: CompactionResult, original: Sequence[Message]
+) -> None:
+    d = phase.details
+    columns = st.columns(3)
+    columns[0].metric("Savings", f"{d['savings_pct']:.1f}%")
+    columns[1].metric("Ineffective count", f"{d['ineffective_count']} / {d['max_ineffective']}")
+    columns[2].metric("Orphan fixes", len(d["fixes"]))
+    if d["ineffective"]:
+        st.warning(
+            f"Ineffective compaction: under {result.config.get('ineffective_savings_pct')}% saved."
+        )
+    if result.suggestion:
+        st.error(result.suggestion)
+    if d["fixes"]:
+        st.markdown(f"**Orphan fixes** (strategy: {d['orphan_strategy']})")
+        st.dataframe(
+            {
+                "fix": [fix["kind"] for fix in d["fixes"]],
+                "call id": [fix["tool_call_id"] for fix in d["fixes"]],
+                "tool": [fix["tool_name"] for fix in d["fixes"]],
+                "input #": [fix["message_index"] for fix in d["fixes"]],
+                "output #": [fix["output_index"] for fix in d["fixes"]],
+                "reason": [fix["reason"] for fix in d["fixes"]],
+            },
+            hide_index=True,
+            key="orphan_fixes",
+        )
+    else:
+        st.caption("No orphan fixes: every tool call kept its result.")

@@ -1,0 +1,70 @@
+"""The loaded conversation in session state, identified by a content hash.
+
+Streamlit reruns the page script on every click; the conversation must survive those reruns and
+page switches, and every cache keys on its hash so a re-upload of the same file costs nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+from compaction.messages import Message
+
+LOADED_KEY = "loaded_conversation"
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A conversation ready for the pages: messages plus where they came from."""
+
+    messages: list[Message]
+    content_hash: str
+    title: str
+    format: str
+    source: str  # "sample:<id>", "upload:<name>", "paste"
+    warnings: list[str] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)  # a sample's suggested settings
+
+
+def content_hash(messages: list[Message]) -> str:
+    """sha256 of the canonical JSON of the messages (sorted keys, text kept as text)."""
+    canonical = json.dumps(messages, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def make_loaded(
+    messages: list[Message],
+    title: str,
+    format: str,
+    source: str,
+    warnings: list[str] | None = None,
+    settings: dict[str, Any] | None = None,
+) -> Loaded:
+    return Loaded(
+        messages=messages,
+        content_hash=content_hash(messages),
+        title=title,
+        format=format,
+        source=source,
+        warnings=list(warnings or []),
+        settings=dict(settings or {}),
+    )
+
+
+def set_loaded(loaded: Loaded) -> None:
+    previous = get_loaded()
+    st.session_state[LOADED_KEY] = loaded
+    if previous is None or previous.content_hash != loaded.content_hash:
+        # A new conversation starts the stepper and the selection afresh.
+        for key in ("inspect_step", "inspect_selected"):
+            st.session_state.pop(key, None)
+
+
+def get_loaded() -> Loaded | None:
+    value = st.session_state.get(LOADED_KEY)
+    return value if isinstance(value, Loaded) else None

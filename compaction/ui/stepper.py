@@ -1,0 +1,72 @@
+"""The stepper: Phase 1 … Phase 5 one click each, "Run all", and which phase is on view.
+
+The step only reveals phases: with an offline summariser all five are computed (and cached) at
+once, so stepping is instant. With an LLM the click on Phase 3 (or Run all) is the request to call
+the model; until then phases 3–5 are not shown.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+STEP_KEY = "inspect_step"
+VIEW_KEY = "phase_view"
+LLM_REQUEST_KEY = "llm_requested"
+PHASE_BUTTONS = ("1 · Prune", "2 · Boundaries", "3 · Summarise", "4 · Assemble", "5 · Cleanup")
+
+
+def current_step() -> int:
+    return int(st.session_state.get(STEP_KEY, 0))
+
+
+def go_to(step: int) -> None:
+    """Reveal phases up to `step` and show that phase (callbacks and pages both use it)."""
+    step = max(0, min(5, step))
+    st.session_state[STEP_KEY] = step
+    st.session_state[VIEW_KEY] = step if step else None
+
+
+def _clicked(step: int, llm: bool) -> None:
+    if llm and step >= 3 and current_step() < 3:
+        st.session_state[LLM_REQUEST_KEY] = True
+    go_to(step)
+
+
+def render_stepper(llm: bool, llm_done: bool) -> int:
+    """The buttons; returns how many phases are revealed (0..5)."""
+    step = current_step()
+    st.markdown("**Run step by step**")
+    columns = st.columns(len(PHASE_BUTTONS) + 2)
+    for number, label in enumerate(PHASE_BUTTONS, 1):
+        text = label + (" (LLM)" if llm and number == 3 and not llm_done else "")
+        columns[number - 1].button(
+            text,
+            key=f"step_{number}",
+            disabled=number > step + 1,
+            type="primary" if number == step + 1 else "secondary",
+            on_click=_clicked,
+            args=(number, llm),
+            width="stretch",
+        )
+    columns[-2].button(
+        "Run all", key="step_all", on_click=_clicked, args=(5, llm), type="primary", width="stretch"
+    )
+    columns[-1].button("Reset", key="step_reset", on_click=go_to, args=(0,), width="stretch")
+    return current_step()
+
+
+def phase_picker(step: int) -> int | None:
+    """Which revealed phase to show (1-based); None before the first step."""
+    if step == 0:
+        return None
+    options = list(range(1, step + 1))
+    if st.session_state.get(VIEW_KEY) not in options:
+        st.session_state[VIEW_KEY] = step
+    choice = st.segmented_control(
+        "Show phase",
+        options,
+        format_func=lambda n: PHASE_BUTTONS[n - 1],
+        key=VIEW_KEY,
+        required=True,
+    )
+    return int(choice) if choice else step

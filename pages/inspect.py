@@ -1,0 +1,46 @@
+"""Inspect (the default page): load a conversation, see its regions, step through the phases."""
+
+import streamlit as st
+
+from compaction.ui import compute
+from compaction.ui.inspect_view import render_final, render_overview, run_llm_now
+from compaction.ui.loader import render_loader
+from compaction.ui.params import current_settings
+from compaction.ui.phase_views import render_phase
+from compaction.ui.stepper import LLM_REQUEST_KEY, go_to, phase_picker, render_stepper
+
+st.title("🔍 Inspect")
+settings = current_settings()
+loaded = render_loader()
+if loaded is None:
+    st.info("Load a sample, upload an agent transcript or paste JSON to begin.")
+    st.stop()
+if settings.config is None:
+    st.error(f"Fix the parameters in the sidebar first: {settings.config_error}")
+    st.stop()
+
+render_overview(loaded, settings)
+st.divider()
+
+use_llm = settings.summarizer == "llm"
+if use_llm and st.session_state.pop(LLM_REQUEST_KEY, False):
+    run_llm_now(loaded, settings)
+llm_result = compute.llm_result(loaded, settings) if use_llm else None
+step = render_stepper(use_llm, llm_done=llm_result is not None)
+
+result = llm_result or compute.offline_result(loaded, settings)
+if use_llm and llm_result is None and step > 2:
+    go_to(2)  # the LLM has not run for these settings: only phases 1–2 are known
+    step = 2
+    st.info("Parameters changed since the last LLM summary: click Phase 3 to call the model.")
+if result.skipped:
+    st.warning(f"Compaction skipped: {result.skip_reason}.")
+    if not settings.force:
+        st.caption("Turn on “Compact below the threshold” in the sidebar to run it manually.")
+step = min(step, len(result.phases))
+shown = phase_picker(step)
+if shown is not None:
+    render_phase(result, shown - 1, loaded.messages)
+if step == 5 and not result.skipped:
+    st.divider()
+    render_final(loaded, result, settings, compute.run_key(loaded, settings))
