@@ -31,3 +31,6 @@ main.add_command(simulate_command)
 from compaction.commands.evaluate import eval_command  # noqa: E402
 
 main.add_command(eval_command)
+from compaction.commands.sweep import sweep_command  # noqa: E402
+
+main.add_command(sweep_command)

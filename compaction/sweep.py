@@ -39,7 +39,7 @@ from compaction.sweep_grid import (
     parse_grid,
     parse_param,
 )
-from compaction.sweep_worker import Evaluator, init_worker, run_in_worker
+from compaction.sweep_worker import Evaluator, init_worker, run_in_worker, start_method
 from compaction.tokens import make_counter
 
 #: progress(points done, points in all)
@@ -343,7 +343,7 @@ def _run_points(
     else:
         with ProcessPoolExecutor(
             max_workers=workers,
-            mp_context=get_context("spawn"),
+            mp_context=get_context(start_method()),
             initializer=init_worker,
             initargs=(evaluator, counters),
         ) as pool:

@@ -5,13 +5,17 @@ needs (the conversations, their probe facts, the summariser) is sent once, throu
 initializer, and the token counter is warmed there once per conversation, so that each of the
 many points a worker evaluates recounts nothing (the counter caches per content string).
 
-Worker processes are started with "spawn", not "fork": the caller may be a multi-threaded process
-(Streamlit serves every browser session from a thread), and forking a process while another
-thread holds a lock can deadlock the child.
+How workers start (`start_method`): "fork" when the caller is single-threaded (the CLI), which
+costs milliseconds and inherits the warmed counter; "spawn" otherwise, because the caller may be
+multi-threaded (Streamlit serves every browser session from a thread) and forking while another
+thread holds a lock can deadlock the child. A spawned worker re-imports the caller's main module,
+which costs about a second per worker, so spawn pays off only for long sweeps.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -81,6 +85,14 @@ class Evaluator:
 
 
 # -- worker processes ---------------------------------------------------------------------------
+
+
+def start_method() -> str:
+    """ "fork" for a single-threaded caller where the platform has it, else "spawn"."""
+    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        return "fork"
+    return "spawn"
+
 
 _WORKER: Evaluator | None = None
 
