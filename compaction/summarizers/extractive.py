@@ -1,21 +1,80 @@
-"""Placeholder replaced by the real extractive summariser below in this commit series."""
+"""The extractive summariser: the 13-section summary built from the turns alone, offline.
+
+It is the default when no LLM is configured, so it is the summary most users see. It reads the
+middle as it was before Phase 1 (`raw_turns`) for exact errors, paths and identifiers, fills every
+section by deterministic heuristics (extractive_scan, extractive_sections), folds in an earlier
+summary by the iterative-update rules (extractive_merge), and fits the result into the token
+budget with the lowest-priority lines dropped first (extractive_budget). Secrets are redacted in
+every line before it is counted, so the budget holds for the text that is returned.
+"""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
+from compaction.errors import SummarizationError
+from compaction.redact import redact
 from compaction.summarizers.base import OnToken, SummaryRequest
-from compaction.summary import render_summary
+from compaction.summarizers.extractive_budget import fit, fit_details
+from compaction.summarizers.extractive_merge import merge_previous, previous_actions
+from compaction.summarizers.extractive_scan import scan
+from compaction.summarizers.extractive_sections import build_sections
+from compaction.summarizers.extractive_text import content_words
+from compaction.summary import parse_summary
+from compaction.tokens import make_counter
+
+NO_REQUEST = "None."
 
 
 class ExtractiveSummarizer:
+    """Deterministic, offline summariser; `last_details` reports what was kept and dropped."""
+
     name = "extractive"
 
     def __init__(self) -> None:
         self.last_details: dict[str, Any] = {}
 
     def summarize(self, request: SummaryRequest, on_token: OnToken | None = None) -> str:
-        text = render_summary({"Active Task": request.latest_user_request or "None."})
+        started = time.perf_counter()
+        turns = request.raw_turns or request.turns
+        findings = scan(turns, request.turns if request.raw_turns else None)
+        previous = None
+        next_number = 1
+        if request.previous_summary:
+            parsed = parse_summary(request.previous_summary)
+            if parsed.found_headings:
+                previous = parsed
+                _, next_number = previous_actions(parsed.sections["Completed Actions"])
+        goal = request.first_user_request or findings.first_user
+        sections = build_sections(findings, len(turns), next_number, goal)
+        moved: dict[str, Any] = {}
+        if previous is not None:
+            moved = merge_previous(sections, previous, findings, next_number)
+        for items in sections.values():
+            for item in items:
+                item.text = redact(item.text)
+        active_task = redact(request.latest_user_request or "").strip() or NO_REQUEST
+        counter = make_counter("tiktoken", request.model)
+        count_text = getattr(counter, "count_text", None)
+        if not callable(count_text):  # every shipped counter has it; the protocol does not say so
+            raise SummarizationError(
+                f"the token counter for {request.model!r} cannot count plain text",
+                kind="failed",
+            )
+        focus_words = content_words(request.focus) if request.focus else None
+        fitted = fit(active_task, sections, request.budget_tokens, count_text, focus_words)
+        text = fitted.text
+        self.last_details = {
+            "summarizer": self.name,
+            "turns": len(turns),
+            "iterative": previous is not None,
+            "next_action_number": next_number,
+            "merged": moved,
+            "focus_words": sorted(focus_words) if focus_words else [],
+            **fit_details(fitted, request.budget_tokens),
+            "duration_s": round(time.perf_counter() - started, 4),
+        }
         if on_token is not None:
             on_token(text)
         return text
