@@ -1,0 +1,171 @@
+"""The `simulate` and `eval` commands through click's CliRunner: tables, reports, parallel
+workers, and one-line errors with exit status 2 for input that cannot be used."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from timeline_sessions import FIRST_PATH, coding_session
+
+from compaction.cli import main
+from compaction.evaluate import STRATEGY_NAMES
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+
+
+def write_session(path: Path, rounds: int = 8) -> Path:
+    path.write_text(json.dumps(coding_session(rounds)))
+    return path
+
+
+def test_simulate_prints_the_events_table_and_writes_the_timeline(tmp_path: Path) -> None:
+    session = write_session(tmp_path / "session.json")
+    out = tmp_path / "timeline.json"
+    result = CliRunner().invoke(
+        main, ["simulate", str(session), "--context-length", "8000", "--json", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "window 8,000, threshold 4,000 tokens" in lines[0]
+    assert lines[1].split()[:6] == ["#", "step", "before", "after", "savings", "outcome"]
+    assert "first summary" in result.output and "iterative update" in result.output
+    report = json.loads(out.read_text())
+    assert report["format"] == "openai" and len(report["steps"]) == len(coding_session(8))
+    assert report["events"][1]["iterative"] is True
+    assert len(report["drift"]) == len([e for e in report["events"] if e["summary"]]) - 1
+    assert FIRST_PATH in json.dumps(report["events"][1]["summary"])
+
+
+def test_simulate_below_the_threshold_says_so(tmp_path: Path) -> None:
+    session = write_session(tmp_path / "session.json", rounds=2)
+    result = CliRunner().invoke(main, ["simulate", str(session)])
+    assert result.exit_code == 0
+    assert "never reached the threshold" in result.output
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        (["--threshold", "2"], "threshold_ratio must be between"),
+        (["--context-length", "10"], "context_length must be between"),
+        (["--index", "3"], "--index 3 is out of range"),
+    ],
+)
+def test_simulate_bad_settings_exit_2_with_one_line(
+    tmp_path: Path, arguments: list[str], expected: str
+) -> None:
+    session = write_session(tmp_path / "session.json", rounds=2)
+    result = CliRunner().invoke(main, ["simulate", str(session), *arguments])
+    assert result.exit_code == 2
+    assert expected in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_simulate_unreadable_input_exits_2(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.txt"
+    bad.write_text("just some notes, not a conversation")
+    result = CliRunner().invoke(main, ["simulate", str(bad)])
+    assert result.exit_code == 2
+    assert result.output.startswith("Error: ") and str(bad) in result.output
+    missing = CliRunner().invoke(main, ["simulate", str(tmp_path / "missing.json")])
+    assert missing.exit_code == 2 and "Traceback" not in missing.output
+
+
+def make_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    write_session(folder / "a.json", rounds=3)
+    write_session(folder / "b.json", rounds=5)
+    (folder / "nested").mkdir()
+    write_session(folder / "nested" / "c.json", rounds=4)
+    (folder / "README.md").write_text("These are sessions.")
+    (folder / ".hidden.json").write_text("{")
+    return folder
+
+
+def test_eval_over_a_folder_with_two_jobs(tmp_path: Path) -> None:
+    folder = make_folder(tmp_path)
+    json_out, csv_out = tmp_path / "eval.json", tmp_path / "eval.csv"
+    result = CliRunner().invoke(
+        main,
+        ["eval", str(folder), "--jobs", "2", "--json", str(json_out), "--csv", str(csv_out)],
+    )
+    assert result.exit_code == 0, result.output
+    assert "3 sessions" in result.output
+    assert "skipped" in result.output and "README.md" in result.output  # said, not dropped
+    assert ".hidden" not in result.output
+    table_rows = [line.split()[0] for line in result.output.splitlines()]
+    assert all(name in table_rows for name in STRATEGY_NAMES)
+    report = json.loads(json_out.read_text())
+    assert [row["strategy"] for row in report["table"]] == list(STRATEGY_NAMES)
+    assert [Path(s["source"]).name for s in report["sessions"]] == ["a.json", "b.json", "c.json"]
+    with csv_out.open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 3 * len(STRATEGY_NAMES)
+    assert {"source", "strategy", "savings_pct", "recall_files", "openai_errors"} <= set(rows[0])
+
+    # In-process (--jobs 1) gives the same numbers as the worker processes.
+    again = CliRunner().invoke(main, ["eval", str(folder), "--json", str(json_out)])
+    assert again.exit_code == 0
+    in_process = json.loads(json_out.read_text())
+    strip = [{k: v for k, v in r.items() if "duration" not in k} for r in report["table"]]
+    assert strip == [
+        {k: v for k, v in r.items() if "duration" not in k} for r in in_process["table"]
+    ]
+
+
+def test_eval_strategies_subset_and_limit(tmp_path: Path) -> None:
+    many = tmp_path / "many.json"
+    # A JSON array of runs with `traj` lists (tau-bench style): several conversations in one file.
+    many.write_text(json.dumps([{"traj": coding_session(2)} for _ in range(3)]))
+    result = CliRunner().invoke(
+        main, ["eval", str(many), "--strategies", "prune-only,compaction", "--limit", "2"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "2 sessions" in result.output
+    assert "evaluating 2 of 3 conversations" in result.output
+    assert "head-tail" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        (["--strategies", "magic"], "unknown strategy 'magic'"),
+        (["--target-ratio", "0"], "--target-ratio must be in (0, 1]"),
+        (["--jobs", "0"], "--jobs must be at least 1"),
+        (["--limit", "0"], "--limit must be at least 1"),
+    ],
+)
+def test_eval_bad_settings_exit_2(tmp_path: Path, arguments: list[str], expected: str) -> None:
+    session = write_session(tmp_path / "s.json", rounds=2)
+    result = CliRunner().invoke(main, ["eval", str(session), *arguments])
+    assert result.exit_code == 2
+    assert expected in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_eval_bad_inputs_exit_2(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a conversation")
+    named = CliRunner().invoke(main, ["eval", str(notes)])
+    assert named.exit_code == 2 and "cannot read" in named.output
+    missing = CliRunner().invoke(main, ["eval", str(tmp_path / "nope")])
+    assert missing.exit_code == 2 and "no such file or folder" in missing.output
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    nothing = CliRunner().invoke(main, ["eval", str(empty)])
+    assert nothing.exit_code == 2 and "no conversation found" in nothing.output
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus folder {CORPUS} is absent")
+def test_eval_on_a_corpus_transcript_keeps_the_pipeline_valid(tmp_path: Path) -> None:
+    out = tmp_path / "eval.json"
+    source = CORPUS / "sweagent-demo-fc__marshmallow-code__marshmallow-1867.traj"
+    result = CliRunner().invoke(main, ["eval", str(source), "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    table = {row["strategy"]: row for row in json.loads(out.read_text())["table"]}
+    assert table["compaction"]["openai_failures"] == 0
+    assert table["compaction"]["anthropic_failures"] == 0
