@@ -10,6 +10,7 @@ The library never imports Streamlit, and imports litellm only when a model is ac
 
 from compaction.compactor import Compactor, compress
 from compaction.config import CompactionConfig
+from compaction.drift import drift
 from compaction.errors import (
     CompactionError,
     ConfigError,
@@ -21,6 +22,8 @@ from compaction.errors import (
     TokenizerError,
     UnknownFormatError,
 )
+from compaction.evaluate import Evaluation, evaluate
+from compaction.judge import judge
 from compaction.messages import Message, validate_messages
 from compaction.result import CompactionResult, OrphanFix, PhaseResult
 from compaction.summarizers.base import StaticSummarizer, Summarizer, SummaryRequest
@@ -33,6 +36,7 @@ from compaction.summary import (
     parse_summary,
     render_summary,
 )
+from compaction.timeline import Timeline, simulate
 from compaction.tokens import RoughCounter, TiktokenCounter, TokenCounter, make_counter
 
 __all__ = [
@@ -44,6 +48,7 @@ __all__ = [
     "CompactionResult",
     "Compactor",
     "ConfigError",
+    "Evaluation",
     "ExtractiveSummarizer",
     "FormatError",
     "HistoryError",
@@ -59,12 +64,17 @@ __all__ = [
     "Summary",
     "SummaryRequest",
     "TiktokenCounter",
+    "Timeline",
     "TokenCounter",
     "TokenizerError",
     "UnknownFormatError",
     "compress",
+    "drift",
+    "evaluate",
+    "judge",
     "make_counter",
     "parse_summary",
     "render_summary",
+    "simulate",
     "validate_messages",
 ]

@@ -16,6 +16,7 @@ import json
 import sys
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from compaction.evaluate import (
 from compaction.formats import load_conversations
 from compaction.messages import Message
 from compaction.probes import CATEGORIES
+from compaction.sweep_worker import start_method
 from compaction.validate import PROVIDERS
 
 #: (label, messages, strategies, target_ratio): one unit of work for a worker process.
@@ -114,7 +116,9 @@ def run_all(tasks: list[Task], jobs: int) -> list[dict[str, Any]]:
                 results[position] = run_task(task)
                 bar.update(1)
         else:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
+            # fork for the single-threaded CLI, spawn when threads are running (see sweep_worker).
+            context = get_context(start_method())
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
                 futures: dict[Future[dict[str, Any]], int] = {
                     pool.submit(run_task, task): position for position, task in enumerate(tasks)
                 }
