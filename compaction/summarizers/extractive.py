@@ -17,7 +17,11 @@ from compaction.errors import SummarizationError
 from compaction.redact import redact
 from compaction.summarizers.base import OnToken, SummaryRequest
 from compaction.summarizers.extractive_budget import fit, fit_details
-from compaction.summarizers.extractive_merge import merge_previous, previous_actions
+from compaction.summarizers.extractive_merge import (
+    finished_in_progress,
+    merge_previous,
+    previous_actions,
+)
 from compaction.summarizers.extractive_scan import scan
 from compaction.summarizers.extractive_sections import build_sections
 from compaction.summarizers.extractive_text import content_words
@@ -25,6 +29,12 @@ from compaction.summary import parse_summary
 from compaction.tokens import make_counter
 
 NO_REQUEST = "None."
+
+
+def as_stored(text: str) -> str:
+    """`text` as the summary keeps it: parse_summary reads it line by line, so CRLF and other
+    line breaks become plain newlines; returning that form keeps the budget count exact."""
+    return "\n".join(text.splitlines()).strip()
 
 
 class ExtractiveSummarizer:
@@ -47,14 +57,17 @@ class ExtractiveSummarizer:
                 previous = parsed
                 _, next_number = previous_actions(parsed.sections["Completed Actions"])
         goal = request.first_user_request or findings.first_user
-        sections = build_sections(findings, len(turns), next_number, goal)
+        first_new = next_number
+        if previous is not None:
+            first_new += len(finished_in_progress(previous, findings))
+        sections = build_sections(findings, len(turns), first_new, goal)
         moved: dict[str, Any] = {}
         if previous is not None:
             moved = merge_previous(sections, previous, findings, next_number)
         for items in sections.values():
             for item in items:
                 item.text = redact(item.text)
-        active_task = redact(request.latest_user_request or "").strip() or NO_REQUEST
+        active_task = as_stored(redact(request.latest_user_request or "")) or NO_REQUEST
         counter = make_counter("tiktoken", request.model)
         count_text = getattr(counter, "count_text", None)
         if not callable(count_text):  # every shipped counter has it; the protocol does not say so

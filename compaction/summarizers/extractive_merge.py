@@ -54,6 +54,15 @@ def previous_actions(body: str) -> tuple[list[tuple[int, str]], int]:
     return actions, highest + 1
 
 
+def finished_in_progress(previous: Summary, findings: Findings) -> list[str]:
+    """Earlier In Progress items, now finished if the work went on (new results or replies).
+
+    They take the numbers right after the earlier actions, before the new turns' actions."""
+    if not (findings.actions or findings.assistant_texts):
+        return []
+    return previous_lines(previous.sections["In Progress"])
+
+
 def _answer_for(question: str, answers: list[str]) -> str | None:
     """The first new assistant text sharing enough content words with `question`."""
     words = content_words(question)
@@ -78,18 +87,12 @@ def merge_previous(
     for position, (number, text) in enumerate(actions):
         priority = 12.0 + 5 * position / count
         done.append(Item(text, priority * OLD + 5, float(number), number=number))
-    # In Progress then is finished now if the work went on (new tool results or replies).
-    work_went_on = bool(findings.actions) or bool(findings.assistant_texts)
-    number = max(next_number + len(findings.actions), next_number)
-    still_open = []
-    for text in previous_lines(body["In Progress"]):
-        if work_went_on:
-            done.append(Item(f"(finished) {text}", 20.0, float(number), number=number))
-            number += 1
-            moved["finished_in_progress"] += 1
-        else:
-            still_open.append(text)
-    _keep(sections["In Progress"], still_open, 60.0)
+    finished = finished_in_progress(previous, findings)
+    for number, text in enumerate(finished, next_number):
+        done.append(Item(f"(finished) {text}", 20.0, float(number), number=number))
+    moved["finished_in_progress"] = len(finished)
+    if not finished:
+        _keep(sections["In Progress"], previous_lines(body["In Progress"]), 60.0)
 
     if not sections["Goal"]:
         _keep(sections["Goal"], [body["Goal"]] if body["Goal"] != "None." else [], 100.0)

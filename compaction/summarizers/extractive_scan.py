@@ -22,7 +22,7 @@ from compaction.messages import (
     parse_arguments,
     tool_calls,
 )
-from compaction.probe_patterns import collapse, cut, error_lines, identifiers
+from compaction.probe_patterns import ERROR_MAX_CHARS, collapse, cut, error_lines, identifiers
 from compaction.probes import _command_text as command_text
 from compaction.probes import _readable as readable
 from compaction.probes import _written_paths as written_paths
@@ -51,6 +51,12 @@ _FAILURE_IN_OUTPUT = re.compile(
     r"|fatal: )",
     re.M,
 )
+_COMPILER_ERROR = re.compile(r"^[^\s:]{1,200}:\d{1,7}(?::\d{1,7})?: (?:error|fatal)\b[^\n]*", re.M)
+_EXIT_ONLY = re.compile(
+    r"^\W*(?:exit(?:ed)?(?: with)? (?:code|status)|\"exit_code\")\W*-?\d+\W*$", re.I
+)
+_APPLIED_EDIT = re.compile(r"^Applied edit to (\S+)", re.M)
+_COMMIT_NOTICE = re.compile(r"^Commit ([0-9a-f]{7,40}) (.+)$", re.M)
 _RM = re.compile(r"^\s*(?:sudo\s+)?(?:rm|git rm)\s+(.+)$")
 _PATH_ARGUMENTS = ("path", "file_path", "filename", "absolute_path", "target_file", "notebook_path")
 
@@ -95,6 +101,17 @@ class Findings:
     state: dict[str, str] = field(default_factory=dict)
     first_user: str | None = None
     todo_list_seen: bool = False
+
+
+def failure_lines(output: str) -> list[str]:
+    """The exact error lines of a failed output, last few: the probe scanners' exception and
+    FAILED lines plus compiler-style `path:line: error: …` lines (mypy, gcc, tsc, ruff)."""
+    found = error_lines(output)
+    if ": error" in output or ": fatal" in output:
+        found += [cut(line, ERROR_MAX_CHARS) for line in _COMPILER_ERROR.findall(output)]
+    ordered = sorted(set(found), key=output.find) if len(found) > 1 else found
+    informative = [line for line in ordered if not _EXIT_ONLY.match(line)]
+    return (informative or ordered)[-ERROR_LINES_PER_FAILURE:]
 
 
 def command_key(command: str) -> str:
@@ -147,6 +164,7 @@ class _Scanner:
         self.state = StateTracker()
         self.open_questions: list[tuple[int, str]] = []
         self.last_answer: str | None = None
+        self.answered = False  # whether last_answer is a real answer, not an announcement
         self.unanswered_request: tuple[int, str] | None = None
         self.failures: dict[str, int] = {}  # key -> position in actions of the latest failure
         self.last_intent: tuple[int, str] | None = None
@@ -190,10 +208,28 @@ class _Scanner:
             findings.blocked.append((index, f"reported in a user turn: `{line}`"))
         self._identifiers(index, text, prose=not observation)
 
+    def notice(self, index: int, text: str) -> None:
+        """A system row inside the turns: agents such as Aider report edits and commits there."""
+        for path in _APPLIED_EDIT.findall(text):
+            self.touch(path, "edited", index)
+            self.state.modified(path)
+        for commit, subject in _COMMIT_NOTICE.findall(text):
+            line = f"[notice] commit {commit} {cut(subject, 100)}"
+            self.findings.actions.append(Action(index, line, False, False, None, kind="notice"))
+            self.state.commit = f"{commit} {cut(subject, 100)}"
+        for path in tx.mentioned_paths(text):
+            self.touch(path, "mentioned", index)
+        self._identifiers(index, window(text), prose=True)
+
     def assistant(self, index: int, message: Message, results: dict[str, tuple[int, str]]) -> None:
         text = content_text(message)
         if text.strip():
-            self.last_answer = text
+            # The answer is the first reply that is not just an announcement ("Let me check").
+            opening = tx.sentences(text)[:1]
+            is_answer = bool(opening) and not tx.is_intent(opening[0])
+            if self.last_answer is None or (is_answer and not self.answered):
+                self.last_answer = text
+                self.answered = is_answer
             self.unanswered_request = None
             self.findings.assistant_texts.append(text[:2_000])
             for sentence in tx.sentences(text):
@@ -245,7 +281,7 @@ class _Scanner:
         key = command_key(command) if command else f"{kind or name}:{_path_argument(arguments)}"
         action = Action(index, line, failed, False, key, command=command, kind=kind)
         if failed:
-            action.errors = error_lines(readable(seen))[-ERROR_LINES_PER_FAILURE:]
+            action.errors = failure_lines(readable(seen))
             self.failures[key] = len(self.findings.actions)
         else:
             self.findings.succeeded_keys.add(key)
@@ -350,6 +386,7 @@ class _Scanner:
                 self.findings.pending.append((index, question))
         self.open_questions = []
         self.last_answer = None
+        self.answered = False
 
     def finish(self) -> Findings:
         findings = self.findings
@@ -425,4 +462,6 @@ def scan(turns: Sequence[Message], pruned: Sequence[Message] | None = None) -> F
             scanner.user(index, message)
         elif role == "assistant":
             scanner.assistant(index, message, results)
+        elif role in ("system", "developer"):
+            scanner.notice(index, content_text(message))
     return scanner.finish()

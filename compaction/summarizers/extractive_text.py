@@ -174,9 +174,14 @@ def _plausible_path(candidate: str) -> bool:
         return False
     if "/" not in candidate:
         return True  # a bare file name: the pattern already required a known extension or name
-    if candidate.startswith(("/", "./", "../", "~/")):
-        return candidate.count("/") >= 1 and len(candidate) > 2 and candidate != "/dev/null"
+    if candidate.startswith("/"):
+        # "/tmp/x" is a path; "/add", "/ls" are chat commands, "/Button" an import tail.
+        return candidate.count("/") >= 2 and candidate != "/dev/null"
+    if candidate.startswith(("./", "../", "~/")):
+        return len(candidate) > 3
     if _EXT_AT_END.search(candidate):
         return True
     # "and/or", "I/O", "read/write" are prose; "src/" and "a/b/c" are paths.
-    return candidate.endswith("/") or candidate.count("/") >= 2
+    if candidate.count("/") == 1 and candidate.endswith("/"):
+        return len(candidate) >= 5 and candidate[:-1].replace("_", "").replace("-", "").isalnum()
+    return candidate.count("/") >= 2

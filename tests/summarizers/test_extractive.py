@@ -1,0 +1,368 @@
+"""The extractive summariser: each section on a conversation whose content is known, the
+iterative merge, focus, the token budget, and the real corpus (recall against head+tail)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compaction.compactor import Compactor
+from compaction.formats import load_conversations
+from compaction.phases.summarize import build_prompt, serialize_turns
+from compaction.probes import mine_facts, recall
+from compaction.redact import redact
+from compaction.strategies import config_for_target, head_tail
+from compaction.summarizers.base import SummaryRequest
+from compaction.summarizers.extractive import ExtractiveSummarizer, as_stored
+from compaction.summary import SECTION_NAMES, Summary, parse_summary
+from compaction.tokens import make_counter
+
+COUNTER = make_counter("tiktoken", "gpt-4o")
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+LATEST = "Please also bump the version to 2.1.0 and open the PR."
+
+
+def call(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+    }
+
+
+def assistant(text: str | None, *calls: dict[str, Any]) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if calls:
+        message["tool_calls"] = list(calls)
+    return message
+
+
+def result(call_id: str, output: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "content": output}
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+def login_session() -> list[dict[str, Any]]:
+    """A coding session where every section has known content."""
+    return [
+        user(
+            "Fix the failing login test in app/auth.py. Never edit tests/fixtures.json. "
+            "Prefer pytest over unittest."
+        ),
+        assistant(
+            "Let me run the tests first.",
+            call("c1", "terminal", command="cd /repo && pytest tests/test_auth.py"),
+        ),
+        result(
+            "c1",
+            "FAILED tests/test_auth.py::test_login - AssertionError: assert 401 == 200\n"
+            "1 failed in 0.12s\nexit code 1",
+        ),
+        assistant(None, call("c2", "terminal", command="git checkout -b fix/login")),
+        result("c2", "Switched to a new branch 'fix/login'\nexit code 0"),
+        assistant(None, call("c3", "read_file", path="app/auth.py")),
+        result("c3", "def verify_token(token):\n    return token == SECRET\n" * 20),
+        assistant(
+            "The cause is a plain comparison. I'll use hmac.compare_digest instead of == "
+            "because it is constant-time.",
+            call("c4", "patch", path="app/auth.py", old="==", new="compare_digest"),
+        ),
+        result("c4", "The file app/auth.py has been updated successfully."),
+        assistant(None, call("c5", "terminal", command="pytest tests/test_auth.py")),
+        result("c5", "...\n3 passed in 0.10s\nexit code 0"),
+        assistant(None, call("c6", "terminal", command="mypy app")),
+        result(
+            "c6",
+            "app/auth.py:10: error: Incompatible types in assignment [assignment]\n"
+            "Found 1 error in 1 file\nexit code 1",
+        ),
+        assistant(
+            None,
+            call(
+                "c7",
+                "TodoWrite",
+                todos=[
+                    {"content": "Fix login", "status": "completed"},
+                    {"content": "Make mypy clean", "status": "pending"},
+                ],
+            ),
+        ),
+        result("c7", "Todos have been modified successfully."),
+        user("Does this also affect the signup flow? See https://github.com/acme/app/issues/42"),
+        assistant(
+            "No, signup goes through app/signup.py and never calls verify_token. "
+            "The dev server on localhost:5000 shows the same, see PR #17."
+        ),
+        assistant("Next I will update the changelog in CHANGELOG.md."),
+        user("Also, are we still on Flask 3.0.2?"),
+    ]
+
+
+def request_for(
+    turns: list[dict[str, Any]],
+    budget: int = 2_000,
+    previous: str | None = None,
+    focus: str | None = None,
+    latest: str = LATEST,
+    first: str | None = None,
+) -> SummaryRequest:
+    serialized = serialize_turns(turns)
+    return SummaryRequest(
+        turns=turns,
+        serialized=serialized,
+        budget_tokens=budget,
+        prompt=build_prompt(serialized, budget, previous, focus),
+        previous_summary=previous,
+        focus=focus,
+        latest_user_request=latest,
+        raw_turns=turns,
+        first_user_request=first,
+    )
+
+
+def summarize(request: SummaryRequest) -> Summary:
+    text = ExtractiveSummarizer().summarize(request)
+    parsed = parse_summary(text)
+    assert parsed.found_headings == 13
+    return parsed
+
+
+def test_every_section_has_its_known_content() -> None:
+    turns = login_session()
+    s = summarize(request_for(turns)).sections
+    assert s["Active Task"] == LATEST
+    assert s["Goal"] == "Fix the failing login test in app/auth.py. Never edit tests/fixtures.json."
+    assert "- Never edit tests/fixtures.json." in s["Constraints & Preferences"]
+    assert "- Prefer pytest over unittest." in s["Constraints & Preferences"]
+
+    actions = s["Completed Actions"].splitlines()
+    assert [line.split(".", 1)[0] for line in actions] == [str(n) for n in range(1, 8)]
+    assert "ran `cd /repo && pytest tests/test_auth.py` -> exit 1" in actions[0]
+    assert "AssertionError: assert 401 == 200" in actions[0]
+    assert "read app/auth.py" in actions[2]
+    assert "replace in app/auth.py" in actions[3]
+    assert "ran `pytest tests/test_auth.py` -> exit 0" in actions[4]
+    assert "plan updated: 1 of 2 steps done" in actions[6]
+
+    state = s["Active State"]
+    assert "- Working directory: /repo" in state
+    assert "- Branch: fix/login" in state
+    assert "- Files modified/created: app/auth.py" in state
+    assert "- Last test: `pytest tests/test_auth.py` -> exit 0, 3 passed in 0.10s" in state
+
+    assert s["In Progress"] == "- Next I will update the changelog in CHANGELOG.md."
+    blocked = s["Blocked"]
+    assert blocked.startswith("- `mypy app` failed:")
+    assert "`app/auth.py:10: error: Incompatible types in assignment [assignment]`" in blocked
+    assert "pytest" not in blocked  # the failing test run was followed by a passing one
+    assert (
+        "I'll use hmac.compare_digest instead of == because it is constant-time."
+        in (s["Key Decisions"])
+    )
+    resolved = s["Resolved Questions"]
+    assert resolved.startswith("- Does this also affect the signup flow?")
+    assert "No, signup goes through app/signup.py and never calls verify_token." in resolved
+    assert s["Pending User Asks"] == "- Also, are we still on Flask 3.0.2?"
+    files = s["Relevant Files"]
+    assert "- app/auth.py — mentioned, read, edited" in files
+    assert "- tests/fixtures.json — mentioned" in files
+    assert "- app/signup.py — mentioned" in files
+    assert "- CHANGELOG.md — mentioned" in files
+    assert s["Remaining Work"] == "- Make mypy clean (pending)"
+    critical = s["Critical Context"]
+    assert "https://github.com/acme/app/issues/42" in critical
+    assert "#17" in critical and ":5000" in critical and "3.0.2" in critical
+
+
+def test_deterministic_and_streams_once() -> None:
+    request = request_for(login_session())
+    tokens: list[str] = []
+    first = ExtractiveSummarizer().summarize(request, on_token=tokens.append)
+    assert tokens == [first]
+    assert ExtractiveSummarizer().summarize(request) == first
+
+
+def test_empty_sections_say_none_and_goal_comes_from_the_head() -> None:
+    turns = [assistant("Done."), user("thanks")]
+    s = summarize(request_for(turns, first="Write a haiku about rust. Keep it short.")).sections
+    assert s["Goal"] == "Write a haiku about rust. Keep it short."
+    for name in ("Completed Actions", "Blocked", "Relevant Files", "Critical Context"):
+        assert s[name] == "None."
+
+
+def test_iterative_update_continues_numbering_and_moves_items() -> None:
+    turns = login_session()
+    summarizer = ExtractiveSummarizer()
+    earlier = summarizer.summarize(request_for(turns))
+    new_turns = [
+        assistant(
+            "Flask 3.0.2 is what requirements.txt pins.",
+            call("d1", "terminal", command="mypy app"),
+        ),
+        result("d1", "Success: no issues found in 4 source files\nexit code 0"),
+        assistant(None, call("d2", "terminal", command="git checkout -b release/2.1")),
+        result("d2", "Switched to a new branch 'release/2.1'\nexit code 0"),
+    ]
+    text = summarizer.summarize(request_for(new_turns, previous=earlier, first=turns[0]["content"]))
+    s = parse_summary(text).sections
+    assert summarizer.last_details["iterative"] is True
+    numbers = [int(line.split(".", 1)[0]) for line in s["Completed Actions"].splitlines()]
+    assert numbers == list(range(1, 11))  # 7 earlier, the finished In Progress item, 2 new
+    lines = s["Completed Actions"].splitlines()
+    assert lines[7] == "8. (finished) Next I will update the changelog in CHANGELOG.md."
+    assert lines[8].startswith("9. [terminal] ran `mypy app` -> exit 0")
+    # The Flask question was answered in the new turns; the mypy blocker was resolved.
+    assert s["Pending User Asks"] == "None."
+    assert "Also, are we still on Flask 3.0.2? — Flask 3.0.2 is what" in s["Resolved Questions"]
+    assert "Does this also affect the signup flow?" in s["Resolved Questions"]
+    assert s["Blocked"] == "None."
+    assert "- Branch: release/2.1" in s["Active State"]
+    assert "- Working directory: /repo" in s["Active State"]  # kept: not shown again
+    assert "app/auth.py — mentioned, read, edited" in s["Relevant Files"]
+    assert "Never edit tests/fixtures.json." in s["Constraints & Preferences"]
+    assert "hmac.compare_digest" in s["Key Decisions"]
+    assert "https://github.com/acme/app/issues/42" in s["Critical Context"]
+    assert summarizer.last_details["merged"] == {
+        "finished_in_progress": 1,
+        "answered": 1,
+        "resolved_blockers": 1,
+    }
+
+
+def big_session(
+    modules: tuple[str, ...] = ("billing", "auth"), rounds: int = 60
+) -> list[dict[str, Any]]:
+    turns: list[dict[str, Any]] = [
+        user("Refactor the services. Always keep the public API stable.")
+    ]
+    for number in range(rounds):
+        module = modules[number % len(modules)]
+        path = f"src/{module}/handler_{number}.py"
+        turns.append(
+            assistant(
+                f"Looking at the {module} handler {number}.",
+                call(f"r{number}", "read_file", path=path),
+                call(f"t{number}", "terminal", command=f"pytest tests/{module}/test_{number}.py"),
+            )
+        )
+        turns.append(result(f"r{number}", f"class Handler{number}:\n    pass\n" * 30))
+        turns.append(result(f"t{number}", f"{number} passed in 0.2s\nexit code 0"))
+    return turns
+
+
+def test_focus_gives_the_topic_most_of_the_budget() -> None:
+    turns = big_session()
+    plain = ExtractiveSummarizer().summarize(request_for(turns, budget=900))
+    focused = ExtractiveSummarizer().summarize(request_for(turns, budget=900, focus="billing"))
+    assert plain != focused
+    assert focused.count("billing") > 2 * focused.count("auth")
+    assert focused.count("billing") > plain.count("billing")
+    assert COUNTER.count_text(focused) <= 900
+
+
+@pytest.mark.parametrize("budget", [100, 150, 300, 600, 1_200, 4_000])
+def test_budget_is_respected(budget: int) -> None:
+    summarizer = ExtractiveSummarizer()
+    text = summarizer.summarize(request_for(big_session(rounds=150), budget=budget))
+    assert COUNTER.count_text(text) <= budget
+    parsed = parse_summary(text)
+    assert parsed.found_headings == 13 and parsed.sections["Active Task"] == LATEST
+    assert summarizer.last_details["over_budget"] is False
+    if budget >= 1_200:
+        assert summarizer.last_details["dropped"]["Completed Actions"] > 0  # trimmed, not cut
+        assert "more actions not listed)" in parsed.sections["Completed Actions"]
+
+
+def test_an_oversized_active_task_is_cut_with_a_marker() -> None:
+    latest = "Rewrite the parser so that it streams. " * 400
+    summarizer = ExtractiveSummarizer()
+    text = summarizer.summarize(request_for(login_session(), budget=300, latest=latest))
+    assert COUNTER.count_text(text) <= 300
+    task = parse_summary(text).sections["Active Task"]
+    assert task.endswith("...[truncated]") and latest.startswith(task[: -len("...[truncated]")])
+    assert summarizer.last_details["active_task_truncated"] is True
+
+
+def test_a_budget_below_the_headings_alone_is_reported() -> None:
+    summarizer = ExtractiveSummarizer()
+    text = summarizer.summarize(request_for(login_session(), budget=60))
+    assert parse_summary(text).found_headings == 13
+    assert summarizer.last_details["over_budget"] is True
+
+
+def test_secrets_are_redacted() -> None:
+    turns = [
+        user("Deploy it. The key is sk-abcdefghijklmnopqrstuvwxyz123456."),
+        assistant(
+            None,
+            call(
+                "s1",
+                "terminal",
+                command="curl -H 'Authorization: Bearer abc123def456ghi' https://api.example.com",
+            ),
+        ),
+        result("s1", "ok\nexit code 0"),
+    ]
+    text = ExtractiveSummarizer().summarize(request_for(turns, latest="use password=hunter2 now"))
+    assert "sk-abcdefghijklmnopqrstuvwxyz123456" not in text
+    assert "abc123def456ghi" not in text and "hunter2" not in text
+    assert "[REDACTED]" in text
+
+
+def test_the_input_is_not_mutated() -> None:
+    turns = login_session()
+    before = json.dumps(turns, sort_keys=True)
+    ExtractiveSummarizer().summarize(request_for(turns, focus="auth"))
+    assert json.dumps(turns, sort_keys=True) == before
+
+
+def test_five_thousand_messages_in_well_under_a_second() -> None:
+    turns = big_session(rounds=1_700)  # 5,101 messages
+    request = request_for(turns, budget=8_000)
+    started = time.process_time()
+    text = ExtractiveSummarizer().summarize(request)
+    elapsed = time.process_time() - started
+    assert COUNTER.count_text(text) <= 8_000
+    assert elapsed < 1.0, f"{len(turns)} messages took {elapsed:.2f}s of CPU"
+
+
+# -- the real corpus -----------------------------------------------------------------------------
+
+CORPUS_FILES = (
+    sorted(p.name for p in CORPUS.glob("*") if p.name != "README.md") if CORPUS.is_dir() else []
+)
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS}")
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_corpus_summaries_and_recall_against_head_tail(name: str) -> None:
+    conversations = load_conversations(CORPUS / name)
+    for position, conversation in enumerate(conversations):
+        messages = conversation.messages
+        where = f"{name} #{position}"
+        target = COUNTER.count_messages(messages) // 3
+        config = config_for_target(target)
+        first = Compactor(config).compress(messages, force=True)
+        if first.skipped:
+            continue
+        assert first.summary is not None and first.fallback_used is None, where
+        summary = first.summary
+        if position < 3:  # deterministic (twice is enough on a few of tau-bench's 200 runs)
+            again = Compactor(config).compress(messages, force=True)
+            assert again.summary is not None and summary.text == again.summary.text, where
+        assert list(summary.sections) == list(SECTION_NAMES)
+        budget = first.phase("summarize").details["budget_tokens"]
+        assert COUNTER.count_text(summary.text) <= budget, where
+        latest = first.phase("summarize").details["latest_user_request"]
+        assert as_stored(redact(latest)) == summary.sections["Active Task"], where
+        facts = mine_facts(messages)
+        ours = recall(facts, first.messages).ratio
+        baseline = recall(facts, head_tail(messages, target, COUNTER)).ratio
+        assert ours >= baseline, f"{where}: recall {ours:.3f} < head-tail {baseline:.3f}"
