@@ -17,11 +17,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from session_gen import generate_session  # noqa: E402
+from session_gen import generate_session
 
-from compaction.config import CompactionConfig  # noqa: E402
-from compaction.sweep import sweep  # noqa: E402
-from compaction.tokens import make_counter  # noqa: E402
+from compaction.config import CompactionConfig
+from compaction.sweep import sweep
+from compaction.tokens import make_counter
 
 GRID = ["tail_token_ratio=0.05:0.5:0.05", "summary_ratio=0.1:1.0:0.1"]  # 10 x 10 points
 
