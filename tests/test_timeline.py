@@ -20,11 +20,13 @@ from timeline_sessions import (
 
 from compaction.compactor import INEFFECTIVE_REASON
 from compaction.drift import diff_sections, drift, summary_facts, summary_paths
-from compaction.errors import InvalidConversationError
+from compaction.errors import InvalidConversationError, SummarizationError
 from compaction.formats import Conversation
+from compaction.summarizers.base import OnToken, SummaryRequest
 from compaction.summary import SECTION_NAMES
 from compaction.timeline import (
     EFFECTIVE,
+    FALLBACK,
     SKIPPED,
     may_compact_after,
     simulate,
@@ -156,6 +158,26 @@ def test_anti_thrash_suspension_is_one_event_and_no_further_calls() -> None:
     assert all(step.event == 1 for step in later)
     # The context keeps growing once compaction is suspended.
     assert timeline.steps[-1].tokens > timeline.steps[suspended.step].tokens
+
+
+class DownSummarizer:
+    """A summariser whose model is down: every call fails the way the LLM summariser fails."""
+
+    name = "down"
+
+    def summarize(self, request: SummaryRequest, on_token: OnToken | None = None) -> str:
+        raise SummarizationError("the model is down", kind="failed")
+
+
+def test_a_failed_summary_is_a_fallback_event_and_the_replay_goes_on() -> None:
+    timeline = simulate(coding_session(), small_config(), DownSummarizer())
+    assert timeline.summarizer == "down"
+    compactions = timeline.compactions
+    assert compactions and all(event.outcome == FALLBACK for event in compactions)
+    assert compactions[0].fallback_used == "static"
+    assert "the model is down" in (compactions[0].fallback_reason or "")
+    assert compactions[0].summary is None
+    assert drift(timeline) == []  # a static marker is not a summary version
 
 
 def test_to_dict_is_json_ready_and_rows_are_plain() -> None:
