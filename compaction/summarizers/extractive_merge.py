@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from compaction.summarizers.extractive_findings import Findings, command_key
 from compaction.summarizers.extractive_items import Item, Sections
-from compaction.summarizers.extractive_scan import Findings, command_key
 from compaction.summarizers.extractive_text import content_words, first_sentences
 from compaction.summary import Summary
 

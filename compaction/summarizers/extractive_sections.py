@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from compaction.probe_patterns import cut
+from compaction.summarizers.extractive_findings import Findings
 from compaction.summarizers.extractive_items import Item, Sections, empty_sections, recency
-from compaction.summarizers.extractive_scan import Findings
 from compaction.summarizers.extractive_text import constraint_sentences, first_sentences, user_text
 
 _VERB_PRIORITY = {
