@@ -70,11 +70,12 @@ class StateTracker:
         if checkout and not failed and not checkout.group(1).startswith("-"):
             self.branch = checkout.group(1)
         if _TEST_COMMAND.search(first_line):
-            shown = "?" if code is None else str(code)
             verdict = _verdict(output)
-            outcome = f"exit {shown}" + (f", {verdict}" if verdict else "")
-            if failed and code is None:
-                outcome = "failed" + (f", {verdict}" if verdict else "")
+            if code is not None:
+                outcome = f"exit {code}"
+            else:  # the output shows no exit code: say what it did show
+                outcome = "failed" if failed else "no error seen"
+            outcome += f", {verdict}" if verdict else ""
             self.last_test = f"`{cut(first_line, 80)}` -> {outcome}"
 
     def render(self, files: Mapping[str, _FileRecordLike]) -> dict[str, str]:
