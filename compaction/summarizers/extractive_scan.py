@@ -174,9 +174,11 @@ class _Scanner:
             for path in tx.mentioned_paths(text):
                 self.touch(path, "mentioned", index)
             self._identifiers(index, text, prose=True)
-        for call in tool_calls(message):
-            if isinstance(call, dict):
-                self.call(index, call, results)
+        calls = [call for call in tool_calls(message) if isinstance(call, dict)]
+        if calls:
+            self.unanswered_request = None  # acted on: what became of it is in the actions
+        for call in calls:
+            self.call(index, call, results)
 
     def call(self, index: int, call: dict[str, Any], results: dict[str, tuple[int, str]]) -> None:
         name = call_name(call) or "unknown"
@@ -328,7 +330,9 @@ class _Scanner:
             action = findings.actions[position]
             quoted = "; ".join(f"`{line}`" for line in action.errors) or "no error line"
             subject = (
-                f"`{cut(action.command, COMMAND_MAX_CHARS)}`" if action.command else action.line
+                f"`{cut(action.command, COMMAND_MAX_CHARS)}`"
+                if action.command
+                else action.line.split(" — ", 1)[0]
             )
             findings.blocked.append((action.index, f"{subject} failed: {quoted}"))
         if self.last_intent is not None and not findings.in_progress:

@@ -35,8 +35,8 @@ _INTENT = re.compile(
     re.I,
 )
 _NEXT_STEP = re.compile(
-    r"^(?:next(?: steps?)?[,:]|then[,:]? i|todo[:\s]|remaining[:\s]|still need to|"
-    r"after that[,:]?|finally[,:]? i)",
+    r"^(?:next(?: steps?)?[,:]|then[,:]? i|todo[:\s]|remaining(?: work| steps| tasks)?:"
+    r"|still need to|after that[,:]?|finally[,:]? i)",
     re.I,
 )
 _CHECKBOX_OPEN = re.compile(r"^\s*[-*]\s*\[ \]\s+(.{3,200})$", re.M)
