@@ -7,8 +7,7 @@ runs the page the user picked. Adding a page is one line in PAGES plus one file 
 import streamlit as st
 
 from compaction.ui import nav
-from compaction.ui.loader import autoload_from_url
-from compaction.ui.params import SETTINGS_KEY, render_sidebar
+from compaction.ui.frame import draw_frame
 
 st.set_page_config(page_title="Compaction Lab", page_icon="🗜️", layout="wide")
 
@@ -19,6 +18,5 @@ PAGES = [
 
 nav.register(PAGES)
 page = st.navigation(PAGES)
-autoload_from_url()  # `?sample=<id>` loads a sample before the widgets are drawn
-st.session_state[SETTINGS_KEY] = render_sidebar()
+draw_frame()  # `?sample=<id>` autoload and the shared parameter sidebar
 page.run()

@@ -3,9 +3,9 @@
 import streamlit as st
 
 from compaction.ui import compute
+from compaction.ui.frame import current_settings
 from compaction.ui.inspect_view import render_final, render_overview, run_llm_now
 from compaction.ui.loader import render_loader
-from compaction.ui.params import current_settings
 from compaction.ui.phase_views import render_phase
 from compaction.ui.stepper import LLM_REQUEST_KEY, go_to, phase_picker, render_stepper
 
@@ -37,10 +37,9 @@ if result.skipped:
     st.warning(f"Compaction skipped: {result.skip_reason}.")
     if not settings.force:
         st.caption("Turn on “Compact below the threshold” in the sidebar to run it manually.")
-step = min(step, len(result.phases))
-shown = phase_picker(step)
+shown = phase_picker(step, [phase.name for phase in result.phases])
 if shown is not None:
-    render_phase(result, shown - 1, loaded.messages)
+    render_phase(result, shown, loaded.messages)
 if step == 5 and not result.skipped:
     st.divider()
     render_final(loaded, result, settings, compute.run_key(loaded, settings))

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from compaction.compactor import compress
+from compaction.ui.frame import current_settings
 from compaction.ui.learn_content import (
     SEED_HEAD_TOKENS,
     SEED_SUMMARY_SAID,
@@ -11,7 +12,7 @@ from compaction.ui.learn_content import (
     tiny_conversation,
     worked_example,
 )
-from compaction.ui.params import DEFAULTS, current_settings
+from compaction.ui.params import DEFAULTS
 from compaction.ui.phase_views import PHASE_TITLES, render_phase
 
 st.title("🎓 Learn: how compaction works")
@@ -80,7 +81,7 @@ phase_number = st.select_slider(
     format_func=lambda n: PHASE_TITLES[result.phases[n - 1].name],
     key="learn_phase",
 )
-render_phase(result, int(phase_number) - 1, messages)
+render_phase(result, result.phases[int(phase_number) - 1].name, messages)
 
 st.header("Why each rule exists")
 for title, text in WHY:

@@ -19,7 +19,6 @@ from compaction.summarizers.factory import SUMMARIZER_KINDS
 DEFAULTS = CompactionConfig()
 API_KEY_KEY = "llm_api_key"  # session-state key of the password field; never query-bound
 SUMMARY_BUDGET_SLOT = "_summary_budget_slot"
-SETTINGS_KEY = "_settings"  # the Settings app.py built from the sidebar on this run
 MODELS = ("gpt-4o", "gpt-4o-mini", "gpt-4.1", "gpt-5", "o3", "gpt-4", "gpt-3.5-turbo", "claude")
 
 #: Widget keys (also the URL's query-parameter names) of the config fields.
@@ -63,14 +62,6 @@ class Settings:
         if self.summarizer != "llm":
             return self.summarizer
         return f"llm|{self.llm_model}|{self.llm_summary_model}|{self.llm_api_base}"
-
-
-def current_settings() -> Settings:
-    """The Settings of this run (drawn by app.py before the page runs)."""
-    settings = st.session_state.get(SETTINGS_KEY)
-    if not isinstance(settings, Settings):
-        settings = render_sidebar()
-    return settings
 
 
 def _init(key: str, default: Any) -> None:

@@ -29,17 +29,19 @@ PHASE_TITLES = {
 
 
 def _previous(
-    result: CompactionResult, position: int, original: Sequence[Message]
+    result: CompactionResult, phase: PhaseResult, original: Sequence[Message]
 ) -> tuple[Sequence[Message], Sequence[int | None]]:
-    if position == 0:
+    position = result.phases.index(phase)
+    if position == 0 or (result.skipped and phase.name == "cleanup"):
+        # A skipped run's cleanup repairs the unpruned input, so that is what it changed.
         return original, list(range(len(original)))
-    phase = result.phases[position - 1]
-    return phase.messages, phase.origins
+    before = result.phases[position - 1]
+    return before.messages, before.origins
 
 
-def render_phase(result: CompactionResult, position: int, original: Sequence[Message]) -> None:
-    """Draw phase number `position` (0-based) of `result`."""
-    phase = result.phases[position]
+def render_phase(result: CompactionResult, name: str, original: Sequence[Message]) -> None:
+    """Draw the phase called `name` of `result` (one of PHASE_NAMES that the run has)."""
+    phase = result.phase(name)
     st.subheader(PHASE_TITLES.get(phase.name, phase.name))
     saved = phase.tokens_before - phase.tokens_after
     columns = st.columns(3)
@@ -54,7 +56,7 @@ def render_phase(result: CompactionResult, position: int, original: Sequence[Mes
         "cleanup": _cleanup_view,
     }
     views[phase.name](phase, result, original)
-    previous, previous_origins = _previous(result, position, original)
+    previous, previous_origins = _previous(result, phase, original)
     _diff_view(phase, previous, previous_origins)
 
 
@@ -160,6 +162,8 @@ def render_summary_cards(summary: Summary | None) -> None:
     st.markdown(f"**The 13 sections** — {filled} filled, {13 - filled} empty")
     columns = st.columns(2)
     for number, name in enumerate(SECTION_NAMES, 1):
+        if number % 2 == 1 and number > 1:
+            columns = st.columns(2)  # a row per pair keeps the reading order 1, 2, 3 …
         with columns[(number - 1) % 2].container(border=True, key=f"section_card_{number}"):
             empty = summary.is_empty(name)
             st.markdown(f"**{number}. {name}**" + (" · _empty_" if empty else ""))
@@ -235,10 +239,13 @@ def _cleanup_view(
 ) -> None:
     d = phase.details
     columns = st.columns(3)
-    columns[0].metric("Savings", f"{d['savings_pct']:.1f}%")
-    columns[1].metric("Ineffective count", f"{d['ineffective_count']} / {d['max_ineffective']}")
+    columns[0].metric("Savings", f"{result.savings_pct:.1f}%")
+    limit = result.config.get("max_ineffective", "?")
+    columns[1].metric("Ineffective count", f"{result.ineffective_count} / {limit}")
     columns[2].metric("Orphan fixes", len(d["fixes"]))
-    if d["ineffective"]:
+    if result.skipped:
+        st.info(f"Nothing was summarised ({result.skip_reason}); only the orphan repair ran.")
+    if d.get("ineffective"):
         st.warning(
             f"Ineffective compaction: under {result.config.get('ineffective_savings_pct')}% saved."
         )

@@ -7,7 +7,11 @@ the model; until then phases 3–5 are not shown.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import streamlit as st
+
+from compaction.result import PHASE_NAMES
 
 STEP_KEY = "inspect_step"
 VIEW_KEY = "phase_view"
@@ -55,18 +59,21 @@ def render_stepper(llm: bool, llm_done: bool) -> int:
     return current_step()
 
 
-def phase_picker(step: int) -> int | None:
-    """Which revealed phase to show (1-based); None before the first step."""
-    if step == 0:
+def phase_picker(step: int, available: Sequence[str]) -> str | None:
+    """Which revealed phase to show, by name; None before the first step.
+
+    `available` are the phases the run has (a skipped run has no Phase 3 or 4).
+    """
+    numbers = [n for n, name in enumerate(PHASE_NAMES, 1) if name in available and n <= step]
+    if not numbers:
         return None
-    options = list(range(1, step + 1))
-    if st.session_state.get(VIEW_KEY) not in options:
-        st.session_state[VIEW_KEY] = step
+    if st.session_state.get(VIEW_KEY) not in numbers:
+        st.session_state[VIEW_KEY] = numbers[-1]
     choice = st.segmented_control(
         "Show phase",
-        options,
+        numbers,
         format_func=lambda n: PHASE_BUTTONS[n - 1],
         key=VIEW_KEY,
         required=True,
     )
-    return int(choice) if choice else step
+    return PHASE_NAMES[int(choice or numbers[-1]) - 1]

@@ -1,0 +1,37 @@
+"""The shared frame every page gets: the `?sample=` autoload and the parameter sidebar.
+
+app.py draws it before running the page. A page still asks for it through `current_settings()`,
+which draws it when app.py did not run first in this script run: Streamlit runs a page file
+directly when it falls back to the legacy `pages/` mode (a fresh server's first request for a
+page URL, and every AppTest rerun, because the project has a `pages/` folder).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from compaction.ui.loader import autoload_from_url
+from compaction.ui.params import Settings, render_sidebar
+
+SETTINGS_KEY = "_settings"
+DRAWN_KEY = "_frame_drawn_this_run"
+
+
+def draw_frame() -> Settings:
+    """Autoload `?sample=<id>`, then the sidebar; remember the Settings for the page."""
+    autoload_from_url()  # before the widgets exist, so nothing fights over their state
+    settings = render_sidebar()
+    st.session_state[SETTINGS_KEY] = settings
+    st.session_state[DRAWN_KEY] = True
+    return settings
+
+
+def current_settings() -> Settings:
+    """The Settings of this run; draws the frame if app.py has not drawn it in this run."""
+    if st.session_state.pop(DRAWN_KEY, False):
+        settings = st.session_state.get(SETTINGS_KEY)
+        if isinstance(settings, Settings):
+            return settings
+    settings = draw_frame()
+    st.session_state.pop(DRAWN_KEY, None)
+    return settings

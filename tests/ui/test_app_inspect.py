@@ -1,0 +1,136 @@
+"""AppTest of the Inspect page: every sample through the phases, checked against the library."""
+
+from __future__ import annotations
+
+import pytest
+from app_helpers import (
+    click,
+    dataframe_with,
+    library_result,
+    metrics,
+    open_app,
+    section_headers,
+)
+
+from compaction.samples import list_samples
+from compaction.summary import SECTION_NAMES
+
+SAMPLE_IDS = [sample.id for sample in list_samples()]
+
+
+def test_samples_are_present() -> None:
+    assert SAMPLE_IDS, "sample_sessions/index.json lists no samples"
+
+
+@pytest.mark.parametrize("sample_id", SAMPLE_IDS)
+def test_each_sample_runs_all_phases(sample_id: str) -> None:
+    sample = next(s for s in list_samples() if s.id == sample_id)
+    at = open_app(sample=sample_id)
+    expected = library_result(sample_id)
+    bounds = expected.phase("boundaries").details
+    shown = metrics(at)
+    assert shown["Head messages"] == str(bounds["head_messages"])
+    assert shown["Middle messages"] == str(bounds["middle_messages"])
+    assert shown["Tail messages"] == str(bounds["tail_messages"])
+
+    click(at, "step_all")
+    shown = metrics(at)
+    assert shown["Savings"] == f"{expected.savings_pct:.1f}%"
+    assert shown["Tokens before"] == f"{expected.tokens_before:,}"
+    assert shown["Tokens after"] == f"{expected.tokens_after:,}"
+    fixes = dataframe_with(at, "fix") if expected.orphan_fixes else None
+    if fixes is not None:
+        assert list(fixes["fix"]) == [fix.kind for fix in expected.orphan_fixes]
+    assert sample.title in " ".join(str(m.value) for m in at.markdown)
+
+
+def test_stepping_shows_each_phase_view() -> None:
+    at = open_app(sample="fix-failing-tests")
+    expected = library_result("fix-failing-tests")
+    assert not at.button(key="step_1").disabled
+    assert at.button(key="step_3").disabled  # phases unlock one at a time
+
+    click(at, "step_1")
+    dedupe = dataframe_with(at, "kept copy #")
+    assert len(dedupe) == expected.phase("prune").details["deduplicated_count"] > 0
+    one_liners = dataframe_with(at, "one-line summary")
+    lines = [row["line"] for row in expected.phase("prune").details["summaries"]]
+    assert list(one_liners["one-line summary"]) == lines
+    assert any("IntegrityError" in line for line in lines)  # the evidence survives pruning
+    changes = dataframe_with(at, "change")
+    assert len(changes) > 0
+
+    click(at, "step_2")
+    texts = " ".join(str(m.value) for m in at.markdown)
+    assert "soft ceiling" in texts and "raw walk stopped" in texts
+
+    click(at, "step_3")
+    assert section_headers(at) == list(SECTION_NAMES)
+    empty = sum(1 for name in SECTION_NAMES if expected.summary and expected.summary.is_empty(name))
+    assert f"{13 - empty} filled, {empty} empty" in " ".join(str(m.value) for m in at.markdown)
+
+    click(at, "step_4")
+    captions = " ".join(str(c.value) for c in at.caption)
+    assert expected.phase("assemble").details["role_reason"] in captions
+
+    click(at, "step_5")
+    assert metrics(at)["Savings"] == f"{expected.savings_pct:.1f}%"
+    assert "Saved to history as run #1" in " ".join(str(c.value) for c in at.caption)
+    validity = dataframe_with(at, "provider")
+    assert list(validity["provider"]) == ["openai", "anthropic"]
+    assert all(verdict.startswith("✅") for verdict in validity["output"])
+
+
+def test_orphan_fix_list() -> None:
+    at = open_app(sample="orphans")
+    click(at, "step_all")
+    fixes = dataframe_with(at, "fix")
+    assert {"inserted_stub", "removed_result"} <= set(fixes["fix"])
+    expected = library_result("orphans")
+    assert list(fixes["call id"]) == [fix.tool_call_id for fix in expected.orphan_fixes]
+
+
+def test_parameter_change_recomputes_regions() -> None:
+    at = open_app(sample="fix-failing-tests")
+    before = metrics(at)["Tail messages"]
+    at.slider(key="p_tail_token_ratio").set_value(0.5)
+    at.run()
+    assert not at.exception
+    expected = library_result("fix-failing-tests", tail_token_ratio=0.5)
+    tail = expected.phase("boundaries").details["tail_messages"]
+    assert metrics(at)["Tail messages"] == str(tail) != before
+    captions = " ".join(str(c.value) for c in at.sidebar.caption)
+    assert "tail budget **32,000 tokens**" in captions  # 128,000 × 0.5 × 0.5
+
+
+def test_url_parameters_set_the_config() -> None:
+    at = open_app(sample="teaching-example", p_context_length="64000", p_orphan_strategy="strip")
+    assert at.number_input(key="p_context_length").value == 64_000
+    assert at.selectbox(key="p_orphan_strategy").value == "strip"
+    expected = library_result("teaching-example", context_length=64_000, orphan_strategy="strip")
+    tail = expected.phase("boundaries").details["tail_messages"]
+    assert metrics(at)["Tail messages"] == str(tail)
+
+
+def test_invalid_parameters_show_an_error_not_a_traceback() -> None:
+    at = open_app(sample="orphans")
+    at.number_input(key="p_summary_min_tokens").set_value(9_000)  # above the 8,000 maximum
+    at.run()
+    assert not at.exception
+    assert any("summary_min_tokens must not exceed" in str(e.value) for e in at.error)
+
+
+def test_history_toggle_off_saves_nothing() -> None:
+    at = open_app(sample="orphans", p_save_history="false")
+    click(at, "step_all")
+    assert not any("Saved to history" in str(c.value) for c in at.caption)
+
+
+def test_open_message_shows_tool_calls_with_arguments() -> None:
+    at = open_app(sample="fix-failing-tests")
+    expected = library_result("fix-failing-tests")
+    index = next(i for i, m in enumerate(expected.phase("prune").messages) if m.get("tool_calls"))
+    at.number_input(key="inspect_open").set_value(index)
+    at.run()
+    assert any("tool call" in str(c.value) for c in at.caption)
+    assert any(code.language == "json" for code in at.code)
