@@ -121,6 +121,11 @@ def render_final(loaded: Loaded, result: CompactionResult, settings: Settings, k
     columns[0].metric("Tokens before", f"{result.tokens_before:,}")
     columns[1].metric("Tokens after", f"{result.tokens_after:,}")
     columns[2].metric("Savings", f"{result.savings_pct:.1f}%")
+    if result.fallback_used:
+        st.warning(
+            f"Fallback used: **{result.fallback_used}** — the summariser failed "
+            f"({result.fallback_reason}); see Phase 3."
+        )
     fates = [result.fates.get(i, "kept") for i in range(len(loaded.messages))]
     tokens = compute.regions(loaded, settings).tokens
     st.plotly_chart(

@@ -121,7 +121,8 @@ def test_invalid_parameters_show_an_error_not_a_traceback() -> None:
 
 
 def test_history_toggle_off_saves_nothing() -> None:
-    at = open_app(sample="orphans", p_save_history="false")
+    at = open_app(sample="orphans")
+    at.toggle(key="p_save_history").set_value(False)
     click(at, "step_all")
     assert not any("Saved to history" in str(c.value) for c in at.caption)
 

@@ -1,0 +1,84 @@
+"""AppTest of loading: the sample picker, uploads (bad, multi-conversation) and pasted JSON."""
+
+from __future__ import annotations
+
+import json
+
+from app_helpers import click, metrics, open_app
+
+from compaction.samples import list_samples
+
+
+def test_sample_picker_loads_with_description_and_suggested_settings() -> None:
+    at = open_app()
+    assert any("Load a sample" in str(info.value) for info in at.info)
+    sample = next(s for s in list_samples() if s.settings.get("focus"))
+    at.selectbox(key="load_sample_id").set_value(sample.id)
+    at.run()
+    assert sample.description in [str(c.value) for c in at.caption]
+    click(at, "load_sample_btn")
+    assert at.text_input(key="p_focus").value == sample.settings["focus"]
+    assert "Head messages" in metrics(at)
+
+
+def test_bad_upload_shows_the_importer_error() -> None:
+    at = open_app()
+    at.file_uploader(key="load_upload").set_value(
+        ("broken.json", b'{"not": "a conversation"}', "application/json")
+    )
+    at.run()
+    assert not at.exception
+    errors = [str(e.value) for e in at.error]
+    assert any(
+        "Could not import broken.json" in e and "not a conversation format" in e for e in errors
+    )
+
+
+def test_multi_conversation_upload_offers_a_picker() -> None:
+    document = [
+        {
+            "id": "a",
+            "conversations": [
+                {"from": "human", "value": "first question"},
+                {"from": "gpt", "value": "first answer"},
+            ],
+        },
+        {
+            "id": "b",
+            "conversations": [
+                {"from": "human", "value": "second question"},
+                {"from": "gpt", "value": "second answer"},
+            ],
+        },
+    ]
+    at = open_app()
+    at.file_uploader(key="load_upload").set_value(
+        ("two.json", json.dumps(document).encode(), "application/json")
+    )
+    at.run()
+    picker = at.selectbox(key="load_pick")
+    assert len(picker.options) == 2
+    picker.set_value(1)
+    at.run()
+    assert not at.exception
+    texts = " ".join(str(m.value) for m in at.markdown)
+    assert "2 messages" in texts
+    assert any("second question" in str(code.value) for code in at.code)
+
+
+def test_pasted_json_loads_and_bad_paste_errors() -> None:
+    at = open_app()
+    at.text_area(key="load_paste").set_value("[{'role': broken")
+    click(at, "load_paste_btn")
+    assert any("Could not import the pasted text" in str(e.value) for e in at.error)
+
+    messages = [
+        {"role": "user", "content": "<script>alert(1)</script>"},
+        {"role": "assistant", "content": "<img src=x onerror=alert(1)>"},
+    ]
+    at.text_area(key="load_paste").set_value(json.dumps(messages))
+    click(at, "load_paste_btn")
+    assert "Pasted conversation" in " ".join(str(m.value) for m in at.markdown)
+    # Message text is shown as plain text (st.code), never as markdown or HTML.
+    assert "<script>alert(1)</script>" in [str(code.value) for code in at.code]
+    assert not any("<script>" in str(m.value) for m in at.markdown)
