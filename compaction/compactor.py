@@ -92,9 +92,22 @@ class Compactor:
         bounds_phase, bounds = boundaries_phase(pruned.messages, pruned_tokens, config)
         bounds_phase.tokens_before = bounds_phase.tokens_after = pruned.tokens_after
         if bounds.tail_start <= bounds.head_end:
-            return self._skipped(
-                checked, [pruned, bounds_phase], tokens_before, NOTHING_TO_COMPRESS, base
+            # Nothing to summarise, but orphans in the input would still break the provider:
+            # Phase 5 runs on the unpruned messages so the output is always sendable.
+            cleaned, fixes = cleanup(checked, list(range(len(checked))), config.orphan_strategy)
+            cleaned.tokens_before = tokens_before
+            cleaned.tokens_after = self.counter.count_messages(cleaned.messages)
+            skipped = self._skipped(
+                cleaned.messages,
+                [pruned, bounds_phase, cleaned],
+                tokens_before,
+                NOTHING_TO_COMPRESS,
+                base,
             )
+            skipped.orphan_fixes = fixes
+            skipped.tokens_after = cleaned.tokens_after
+            skipped.fates = final_fates(len(checked), [cleaned])
+            return skipped
 
         middle_tokens = sum(pruned_tokens[bounds.head_end : bounds.tail_start])
         summary_phase, outcome, taken_out = summarize_phase(

@@ -80,7 +80,8 @@ def prune(
     one_liners: list[dict[str, Any]] = []
     shrunk: list[dict[str, Any]] = []
 
-    # 1. Dedupe, newest to oldest, over the whole conversation (lossless: the newest copy stays).
+    # 1. Dedupe, newest to oldest, over the whole conversation but the head (lossless: the newest
+    # copy stays).
     newest: dict[str, tuple[int, str | None]] = {}
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
@@ -93,6 +94,8 @@ def prune(
         if digest not in newest:
             newest[digest] = (index, message.get("tool_call_id"))
             continue
+        if index < head_end:
+            continue  # the protected head is never modified, not even by a lossless dedupe
         kept_index, kept_call = newest[digest]
         output[index] = {**message, "content": DUPLICATE_MARKER}
         fates[index] = DEDUPLICATED

@@ -110,19 +110,23 @@ def test_dedupe_keeps_the_newest_copy_and_records_the_table() -> None:
     assert result.details["deduplicated_count"] == 2
 
 
-def test_dedupe_reaches_into_the_head_and_tail() -> None:
+def test_dedupe_reaches_into_the_tail_but_leaves_the_head_alone() -> None:
     same = big("repeated", 500)
     messages = [
         user("go"),
         calls(call("a", "read_file", {"path": "x"})),
-        tool("a", same),
+        tool("a", same),  # in the head: protected, never modified
         user("now again"),
         calls(call("b", "read_file", {"path": "x"})),
-        tool("b", same),
+        tool("b", same),  # in the protected tail: deduplicated (lossless, newest copy kept)
+        user("and once more"),
+        calls(call("c", "read_file", {"path": "x"})),
+        tool("c", same),
     ]
     result = run(messages)
-    assert result.messages[2]["content"] == DUPLICATE_MARKER
-    assert result.messages[5]["content"] == same
+    assert result.messages[2]["content"] == same
+    assert result.messages[5]["content"] == DUPLICATE_MARKER
+    assert result.messages[8]["content"] == same
 
 
 def test_output_at_prune_min_chars_is_not_deduped() -> None:

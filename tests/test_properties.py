@@ -1,0 +1,159 @@
+"""Property-based tests: the engine's invariants over generated conversations.
+
+The generator builds the awkward shapes real agents produce — parallel calls, duplicated outputs,
+huge outputs, calls that never got a result, results whose call is gone, no system message, no
+user message — and every compaction must still come out well-formed.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from conversation_checks import assert_well_formed_compaction, tool_structure_problems
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from compaction import CompactionConfig, Compactor, compress
+from compaction.phases.boundaries import find_head_end
+
+WORDS = ["pytest", "error", "config", "auth", "the", "file", "ValueError: bad", "ok", "src/app.py"]
+
+
+@st.composite
+def conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    if draw(st.booleans()):
+        messages.append(
+            {"role": "system", "content": "You are an agent. " * draw(st.integers(1, 20))}
+        )
+    call_number = 0
+    shared_output = "same output line\n" * 40  # identical outputs exercise dedupe
+    for _ in range(draw(st.integers(1, 40))):
+        kind = draw(st.sampled_from(["user", "assistant", "group", "group", "orphan_result"]))
+        text = " ".join(draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=30)))
+        if kind == "user":
+            messages.append({"role": "user", "content": text})
+        elif kind == "assistant":
+            messages.append({"role": "assistant", "content": text})
+        elif kind == "orphan_result":
+            messages.append({"role": "tool", "tool_call_id": "ghost", "content": text})
+        else:
+            count = draw(st.integers(1, 3))
+            ids = []
+            calls = []
+            for _ in range(count):
+                call_number += 1
+                ids.append(f"call_{call_number}")
+                arguments = {"command": text, "content": "x" * draw(st.sampled_from([10, 900]))}
+                calls.append(
+                    {
+                        "id": ids[-1],
+                        "type": "function",
+                        "function": {
+                            "name": draw(st.sampled_from(["terminal", "read_file", "mystery"])),
+                            "arguments": json.dumps(arguments),
+                        },
+                    }
+                )
+            messages.append({"role": "assistant", "content": None, "tool_calls": calls})
+            for call_id in ids:
+                if draw(st.integers(0, 9)) == 0:
+                    continue  # the result never arrived
+                size = draw(st.sampled_from(["small", "big", "huge", "dup"]))
+                output = {
+                    "small": text,
+                    "big": (text + "\n") * 60,
+                    "huge": "line of a huge log\n" * 800,
+                    "dup": shared_output,
+                }[size]
+                messages.append({"role": "tool", "tool_call_id": call_id, "content": output})
+    return messages
+
+
+SMALL = CompactionConfig(context_length=4_000, protect_first_n=2, summary_min_tokens=100)
+FAST = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FAST
+@given(conversations(), st.sampled_from(["stub", "strip"]))
+def test_compaction_is_well_formed(messages: list[dict[str, Any]], strategy: str) -> None:
+    config = SMALL.replace(orphan_strategy=strategy)
+    frozen = copy.deepcopy(messages)
+    result = compress(messages, config)
+    assert messages == frozen, "the input must never be mutated"
+    head_end = find_head_end(messages, config.protect_first_n)
+    assert_well_formed_compaction(messages, result, head_end)
+
+
+@FAST
+@given(conversations())
+def test_compaction_is_deterministic(messages: list[dict[str, Any]]) -> None:
+    first = compress(messages, SMALL)
+    second = compress(messages, SMALL)
+    assert json.dumps(first.messages) == json.dumps(second.messages)
+    assert _without_timings(first.to_dict()) == _without_timings(second.to_dict())
+
+
+def _without_timings(report: dict[str, Any]) -> dict[str, Any]:
+    for phase in report["phases"]:
+        phase.pop("duration_s")
+        phase["details"].get("summarizer_details", {}).pop("duration_s", None)
+    return report
+
+
+@FAST
+@given(conversations())
+def test_second_compaction_of_the_output_is_well_formed(messages: list[dict[str, Any]]) -> None:
+    compactor = Compactor(SMALL)
+    once = compactor.compress(messages, force=True)
+    assume(once.messages)  # removing the only (orphan) message leaves nothing to compact again
+    twice = compactor.compress(once.messages, force=True)
+    assert tool_structure_problems(twice.messages) == []
+    head_end = find_head_end(once.messages, SMALL.protect_first_n)
+    assert_well_formed_compaction(once.messages, twice, head_end)
+
+
+@FAST
+@given(conversations())
+def test_every_input_message_has_a_fate_and_every_output_an_origin(
+    messages: list[dict[str, Any]],
+) -> None:
+    result = compress(messages, SMALL)
+    assert sorted(result.fates) == list(range(len(messages)))
+    if result.phases and not result.skipped:
+        origins = result.phases[-1].origins
+        assert len(origins) == len(result.messages)
+        assert all(o is None or 0 <= o < len(messages) for o in origins)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(conversations(), st.integers(8, 30))
+def test_big_middles_always_shrink(messages: list[dict[str, Any]], extra_groups: int) -> None:
+    # Pad with enough tool traffic that the middle holds several thousand tokens.
+    padded = list(messages)
+    for number in range(extra_groups):
+        call_id = f"pad_{number}"
+        padded.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": "read_file", "arguments": '{"path": "big.py"}'},
+                    }
+                ],
+            }
+        )
+        padded.append(
+            {"role": "tool", "tool_call_id": call_id, "content": f"def f{number}():\n" * 400}
+        )
+    padded.append({"role": "user", "content": "continue"})
+    config = CompactionConfig(context_length=8_000, protect_first_n=2)
+    result = Compactor(config).compress(padded, force=False)
+    assert result.tokens_before >= config.threshold_tokens
+    assert not result.skipped
+    assert result.tokens_after < result.tokens_before
