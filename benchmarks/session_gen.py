@@ -81,8 +81,10 @@ def generate_session(n_messages: int, seed: int = 0) -> list[dict[str, Any]]:
     files = [f"src/{m}/{rng.choice(['core', 'views', 'utils'])}.py" for m in _MODULES]
     reread_cache: dict[str, str] = {}
     call_number = 0
+    next_user_turn = 20
     while len(messages) < n_messages:
-        if len(messages) % 20 == 0:
+        if len(messages) >= next_user_turn:
+            next_user_turn += 20
             module = rng.choice(_MODULES)
             messages.append(
                 {

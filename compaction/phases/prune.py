@@ -28,15 +28,33 @@ from compaction.tool_summaries import (
 TRUNCATION_SUFFIX = "...[truncated]"
 
 
-def _call_index(messages: Sequence[Message]) -> dict[str, tuple[str, dict[str, Any]]]:
-    """tool_call_id -> (tool name, parsed arguments) for every call in the conversation."""
-    index: dict[str, tuple[str, dict[str, Any]]] = {}
+def _call_index(messages: Sequence[Message]) -> dict[str, tuple[str, str]]:
+    """tool_call_id -> (tool name, arguments string) for every call in the conversation."""
+    index: dict[str, tuple[str, str]] = {}
     for message in messages:
         for call in tool_calls(message):
             call_id = call.get("id")
             if isinstance(call_id, str):
-                index[call_id] = (call_name(call), parse_arguments(call_arguments(call)))
+                index[call_id] = (call_name(call), call_arguments(call))
     return index
+
+
+# One-liners are a pure function of (tool, arguments, output). Re-running with other budgets
+# summarises mostly the same outputs again, so they are remembered; the same string objects come
+# back on every run and Python caches a string's hash, so a lookup costs O(1).
+_ONE_LINER_CACHE: dict[tuple[str, str, str], str] = {}
+_ONE_LINER_CACHE_LIMIT = 100_000
+
+
+def one_line_summary(tool_name: str, arguments: str, output: str) -> str:
+    key = (tool_name, arguments, output)
+    line = _ONE_LINER_CACHE.get(key)
+    if line is None:
+        line = summarize_tool_output(tool_name, parse_arguments(arguments), output)
+        if len(_ONE_LINER_CACHE) >= _ONE_LINER_CACHE_LIMIT:
+            _ONE_LINER_CACHE.clear()  # bounded memory; a cold run costs what it always did
+        _ONE_LINER_CACHE[key] = line
+    return line
 
 
 def shrink_arguments(arguments: str, keep_chars: int) -> str | None:
@@ -118,8 +136,8 @@ def prune(
         content = message.get("content")
         if role == "tool" and index not in fates and isinstance(content, str):
             if len(content) > config.prune_min_chars and not is_already_pruned(content):
-                name, arguments = calls.get(str(message.get("tool_call_id")), ("unknown", {}))
-                line = summarize_tool_output(name, arguments, content)
+                name, arguments = calls.get(str(message.get("tool_call_id")), ("unknown", ""))
+                line = one_line_summary(name, arguments, content)
                 output[index] = {**message, "content": line}
                 fates[index] = SUMMARISED
                 one_liners.append(
