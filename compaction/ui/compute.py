@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
+from typing import Any
 
 import streamlit as st
 
@@ -26,7 +29,7 @@ from compaction.ui.params import Settings
 from compaction.ui.state import Loaded
 
 LLM_RESULTS_KEY = "llm_results"  # run key -> CompactionResult produced by an explicit LLM click
-SAVED_RUNS_KEY = "saved_runs"  # run key -> history run id
+SAVED_RUNS_KEY = "saved_runs"  # run key -> the history write (a Future of the run id)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -134,20 +137,42 @@ def regions(loaded: Loaded, settings: Settings) -> Regions:
     )
 
 
-def save_run(
-    loaded: Loaded, result: CompactionResult, settings: Settings, key: str
-) -> tuple[int | None, str | None]:
-    """Record a completed run once per run key; (run id, None) or (None, why history is off)."""
-    saved: dict[str, int] = st.session_state.setdefault(SAVED_RUNS_KEY, {})
-    if key in saved:
-        return saved[key], None
-    try:
-        from compaction.history import History
+@st.cache_resource(show_spinner=False)
+def _history_writer() -> ThreadPoolExecutor:
+    # One background writer per server: recording a 5,000-message run takes seconds (redaction
+    # and the report JSON), which must not freeze the page. SQLite serialises writes anyway.
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="history-writer")
 
-        with History() as history:
-            # Loaded has the .messages/.title/.format that History.record reads.
-            run_id = history.record(loaded, result, summarizer_info=settings.summarizer_info())
+
+def _record(loaded: Loaded, result: CompactionResult, info: dict[str, Any]) -> int:
+    from compaction.history import History
+
+    with History() as history:
+        # Loaded has the .messages/.title/.format that History.record reads.
+        return history.record(loaded, result, summarizer_info=info)
+
+
+@dataclass(frozen=True)
+class SaveState:
+    run_id: int | None = None
+    problem: str | None = None
+    pending: bool = False
+
+
+def save_run(
+    loaded: Loaded, result: CompactionResult, settings: Settings, key: str, wait_s: float = 1.0
+) -> SaveState:
+    """Record a completed run once per run key, in the background; wait up to `wait_s` for it.
+
+    History failures are reported, never raised: the app works without history.
+    """
+    saves: dict[str, Future[int]] = st.session_state.setdefault(SAVED_RUNS_KEY, {})
+    if key not in saves:
+        saves[key] = _history_writer().submit(_record, loaded, result, settings.summarizer_info())
+    future = saves[key]
+    try:
+        return SaveState(run_id=future.result(timeout=wait_s))
+    except FutureTimeout:
+        return SaveState(pending=True)
     except (HistoryError, CompactionError, OSError, sqlite3.Error) as exc:
-        return None, f"history is unavailable, so this run was not saved: {exc}"
-    saved[key] = run_id
-    return run_id, None
+        return SaveState(problem=f"history is unavailable, so this run was not saved: {exc}")

@@ -14,7 +14,7 @@ from compaction.formats import dump_conversation
 from compaction.messages import Message
 from compaction.result import CompactionResult
 from compaction.ui import compute, nav
-from compaction.ui.charts import budget_bar, message_chart
+from compaction.ui.charts import budget_bar, hover_texts, message_chart
 from compaction.ui.message_views import (
     call_index,
     message_frame,
@@ -27,6 +27,18 @@ from compaction.ui.palette import FATE_LABELS
 from compaction.ui.params import Settings, show_summary_budget
 from compaction.ui.state import Loaded
 from compaction.validate import Problem, errors, validate
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _hover(key: str, _messages: list[Message], _tokens: list[int]) -> list[str]:
+    return hover_texts(_messages, _tokens)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _frame(
+    key: str, _messages: list[Message], _tokens: list[int], _labels: list[str]
+) -> dict[str, list[object]]:
+    return message_frame(_messages, _tokens, _labels)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -56,15 +68,19 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
         )
     st.plotly_chart(budget_bar(head, middle, tail, config), key="budget_bar")
     st.plotly_chart(
-        message_chart(loaded.messages, regions.tokens, regions.labels, "region"),
+        message_chart(
+            _hover_for(loaded, settings, regions), regions.tokens, regions.labels, "region"
+        ),
         key="message_chart",
         on_select=select_from_chart("message_chart"),
         selection_mode="points",
     )
     left, right = st.columns([3, 2])
     with left:
+        key = f"{loaded.content_hash}|{settings.config.counter}|{settings.config.model}|"
+        key += "".join(label[0] for label in regions.labels)
         message_table(
-            message_frame(loaded.messages, regions.tokens, regions.labels), key="message_table"
+            _frame(key, loaded.messages, regions.tokens, regions.labels), key="message_table"
         )
     with right:
         index = open_message_input(len(loaded.messages))
@@ -75,6 +91,12 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
             _calls(loaded.content_hash, loaded.messages),
         )
     return regions
+
+
+def _hover_for(loaded: Loaded, settings: Settings, regions: compute.Regions) -> list[str]:
+    assert settings.config is not None
+    key = f"{loaded.content_hash}|{settings.config.counter}|{settings.config.model}"
+    return _hover(key, loaded.messages, regions.tokens)
 
 
 def run_llm_now(loaded: Loaded, settings: Settings) -> CompactionResult | None:
@@ -129,7 +151,9 @@ def render_final(loaded: Loaded, result: CompactionResult, settings: Settings, k
     fates = [result.fates.get(i, "kept") for i in range(len(loaded.messages))]
     tokens = compute.regions(loaded, settings).tokens
     st.plotly_chart(
-        message_chart(loaded.messages, tokens, fates, "fate"),
+        message_chart(
+            _hover_for(loaded, settings, compute.regions(loaded, settings)), tokens, fates, "fate"
+        ),
         key="fate_chart",
         on_select=select_from_chart("fate_chart"),
         selection_mode="points",
@@ -199,10 +223,14 @@ def _exporter(messages: list[Message], fmt: str) -> Callable[[], str]:
 
 
 def _history(loaded: Loaded, result: CompactionResult, settings: Settings, key: str) -> None:
-    run_id, problem = compute.save_run(loaded, result, settings, key)
-    if problem:
-        st.warning(problem)
+    state = compute.save_run(loaded, result, settings, key)
+    if state.problem:
+        st.warning(state.problem)
         return
+    if state.pending:
+        st.caption("Saving this run to history in the background…")
+        return
+    run_id = state.run_id
     if not nav.link(
         "history", f"Saved to history as run #{run_id} — open it", {"run": str(run_id)}
     ):
