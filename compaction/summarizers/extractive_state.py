@@ -11,6 +11,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Protocol
 
 from compaction.probe_patterns import cut
@@ -50,33 +51,16 @@ class StateTracker:
         self.changed.pop(path, None)
         self.changed[path] = None  # most recent last
 
-    def command(
-        self, index: int, command: str, output: str, code: int | None, failed: bool
-    ) -> None:
-        del index
-        first_line = command.split("\n", 1)[0]
-        moved = _CD.match(first_line)
-        if moved and moved.group(2).startswith(("/", "~")):
-            self.cwd = moved.group(2)
-        for pattern in (_ON_BRANCH, _SWITCHED):
-            found = pattern.search(output)
-            if found:
-                self.branch = found.group(1)
-        commit = _COMMIT.search(output)
-        if commit:
-            self.branch = commit.group(1)
-            self.commit = f"{commit.group(2)} {commit.group(3).strip()}"
-        checkout = _CHECKOUT.search(first_line)
-        if checkout and not failed and not checkout.group(1).startswith("-"):
-            self.branch = checkout.group(1)
-        if _TEST_COMMAND.search(first_line):
-            verdict = _verdict(output)
-            if code is not None:
-                outcome = f"exit {code}"
-            else:  # the output shows no exit code: say what it did show
-                outcome = "failed" if failed else "no error seen"
-            outcome += f", {verdict}" if verdict else ""
-            self.last_test = f"`{cut(first_line, 80)}` -> {outcome}"
+    def apply(self, effect: CommandEffect) -> None:
+        """Take in what one command showed (computed once per distinct command and output)."""
+        if effect.cwd is not None:
+            self.cwd = effect.cwd
+        if effect.branch is not None:
+            self.branch = effect.branch
+        if effect.commit is not None:
+            self.commit = effect.commit
+        if effect.last_test is not None:
+            self.last_test = effect.last_test
 
     def render(self, files: Mapping[str, _FileRecordLike]) -> dict[str, str]:
         """The Active State lines as key -> value (only what the turns showed)."""
@@ -102,6 +86,43 @@ class StateTracker:
         if self.last_test:
             state["Last test"] = self.last_test
         return state
+
+
+@dataclass(frozen=True, slots=True)
+class CommandEffect:
+    """What one command and its output say about the working directory, branch, last commit
+    and last test run (None: nothing). A pure function of the strings, so it can be cached."""
+
+    cwd: str | None
+    branch: str | None
+    commit: str | None
+    last_test: str | None
+
+
+def command_effect(command: str, output: str, code: int | None, failed: bool) -> CommandEffect:
+    first_line = command.split("\n", 1)[0]
+    cwd = branch = commit_line = last_test = None
+    moved = _CD.match(first_line)
+    if moved and moved.group(2).startswith(("/", "~")):
+        cwd = moved.group(2)
+    for pattern in (_ON_BRANCH, _SWITCHED):  # the later patterns win, as they are later news
+        found = pattern.search(output)
+        if found:
+            branch = found.group(1)
+    commit = _COMMIT.search(output)
+    if commit:
+        branch = commit.group(1)
+        commit_line = f"{commit.group(2)} {commit.group(3).strip()}"
+    checkout = _CHECKOUT.search(first_line)
+    if checkout and not failed and not checkout.group(1).startswith("-"):
+        branch = checkout.group(1)
+    if _TEST_COMMAND.search(first_line):
+        verdict = _verdict(output)
+        # Without an exit code in the output, say what the output did show.
+        outcome = f"exit {code}" if code is not None else "failed" if failed else "no error seen"
+        outcome += f", {verdict}" if verdict else ""
+        last_test = f"`{cut(first_line, 80)}` -> {outcome}"
+    return CommandEffect(cwd, branch, commit_line, last_test)
 
 
 def _verdict(output: str) -> str | None:
