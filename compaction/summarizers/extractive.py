@@ -17,6 +17,7 @@ from compaction.errors import SummarizationError
 from compaction.redact import redact
 from compaction.summarizers.base import OnToken, SummaryRequest
 from compaction.summarizers.extractive_budget import fit, fit_details
+from compaction.summarizers.extractive_cache import FactCache, register
 from compaction.summarizers.extractive_merge import (
     finished_in_progress,
     merge_previous,
@@ -29,6 +30,13 @@ from compaction.summary import parse_summary
 from compaction.tokens import make_counter
 
 NO_REQUEST = "None."
+#: Redaction runs over every line of every run; the same lines come back when a session is
+#: compacted again with other budgets, so each distinct line is redacted once.
+_REDACTED: FactCache[str] = register(FactCache("redacted lines"))
+
+
+def _redact(text: str) -> str:
+    return _REDACTED.get(text, len(text), lambda: redact(text))
 
 
 def as_stored(text: str) -> str:
@@ -66,7 +74,7 @@ class ExtractiveSummarizer:
             moved = merge_previous(sections, previous, findings, next_number)
         for items in sections.values():
             for item in items:
-                item.text = redact(item.text)
+                item.text = _redact(item.text)
         active_task = as_stored(redact(request.latest_user_request or "")) or NO_REQUEST
         counter = make_counter("tiktoken", request.model)
         count_text = getattr(counter, "count_text", None)
