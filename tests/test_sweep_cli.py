@@ -30,6 +30,9 @@ def sample_path() -> Path:
 
 def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
     result = CliRunner().invoke(main, ["sweep", *args], input=input)
+    # An exception escaping the command is a bug, never an answer: show it, not just "exit 1".
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
     return result.exit_code, result.stdout, result.stderr
 
 
