@@ -9,7 +9,7 @@ compacted and builds on the summary rather than re-doing work.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from compaction.messages import Message, append_text, content_text, prepend_text
@@ -24,12 +24,14 @@ def summary_content(summary_text: str, is_marker: bool) -> str:
 
 def choose_role(last_head_role: str | None, first_tail_role: str | None) -> tuple[str | None, str]:
     """(role, reason); role None means: merge the summary into the first tail message."""
-    role = "user" if last_head_role in ("assistant", "tool") else "assistant"
-    reason = (
-        f"the head ends with a {last_head_role} message, so the summary speaks as {role}"
-        if last_head_role
-        else f"there is no head, so the summary speaks as {role}"
-    )
+    if last_head_role is None:
+        # Nothing but a system prompt before it: the summary is the first turn, and Anthropic
+        # requires the first turn to be the user's.
+        role = "user"
+        reason = "no turn comes before the summary, so it opens the conversation as user"
+    else:
+        role = "user" if last_head_role in ("assistant", "tool") else "assistant"
+        reason = f"the head ends with a {last_head_role} message, so the summary speaks as {role}"
     if role == first_tail_role:
         flipped = "assistant" if role == "user" else "user"
         if flipped != last_head_role:
@@ -42,6 +44,14 @@ def choose_role(last_head_role: str | None, first_tail_role: str | None) -> tupl
             "the last head message, so the summary is merged into the first tail message"
         )
     return role, reason
+
+
+def _nearest_turn_role(messages: Iterable[Message]) -> str | None:
+    for message in messages:
+        role = message.get("role")
+        if role not in ("system", "developer"):
+            return str(role)
+    return None
 
 
 def assemble(
@@ -75,8 +85,10 @@ def assemble(
     details["system_note"] = SYSTEM_NOTE
 
     content = summary_content(summary_text, is_marker)
-    last_head_role = head[-1].get("role") if head else None
-    first_tail_role = tail[0].get("role") if tail else None
+    # System messages are not turns: Anthropic lifts them out of the list, so the neighbours
+    # that decide the summary's role are the nearest non-system messages.
+    last_head_role = _nearest_turn_role(reversed(head))
+    first_tail_role = _nearest_turn_role(tail)
     role, reason = choose_role(last_head_role, first_tail_role)
     details.update(
         {
@@ -87,12 +99,18 @@ def assemble(
         }
     )
     if role is None and tail:
-        first = tail[0]
-        tail[0] = {**first, "content": prepend_text(first.get("content"), content)}
-        origin = tail_origins[0]
+        # Merge into the first real turn of the tail (a system notice is not one).
+        target = next(
+            (i for i, m in enumerate(tail) if m.get("role") not in ("system", "developer")), 0
+        )
+        first = tail[target]
+        tail[target] = {**first, "content": prepend_text(first.get("content"), content)}
+        origin = tail_origins[target]
         if origin is not None:
             fates[origin] = MERGED
-        details.update({"summary_role": None, "merged_into": origin, "summary_index": head_end})
+        details.update(
+            {"summary_role": None, "merged_into": origin, "summary_index": len(head) + target}
+        )
         output = head + tail
         output_origins = head_origins + tail_origins
     else:

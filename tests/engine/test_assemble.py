@@ -40,7 +40,8 @@ def test_summary_content() -> None:
         ("system", "user", "assistant"),
         ("user", "user", "assistant"),
         (None, "user", "assistant"),
-        (None, None, "assistant"),
+        # nothing before it: the summary opens the conversation, as user (Anthropic's rule).
+        (None, None, "user"),
         # user clashes with the first tail message: flip to assistant.
         ("tool", "user", "assistant"),
         # assistant clashes with the tail: flip to user (the head ends with system).
@@ -138,3 +139,24 @@ def test_static_marker_stands_alone_and_excluded_tail_messages_go() -> None:
     assert result.messages[2] == {"role": "assistant", "content": marker}
     assert result.messages[3:] == [messages[4]]
     assert result.origins == [0, 1, None, 4]
+
+
+def test_system_messages_do_not_count_as_neighbours() -> None:
+    # A mid-conversation system notice (aider writes them) is lifted out by Anthropic, so the
+    # summary must alternate with the real turns around it: here user before, user after.
+    messages = [
+        system(),
+        user("a"),
+        {"role": "system", "content": "notice"},
+        user("mid"),
+        assistant("mid"),
+        {"role": "system", "content": "another notice"},
+        assistant("t"),
+    ]
+    result = assemble(messages, list(range(len(messages))), 3, 5, "## Active Task\nx", False, set())
+    assert result.details["last_head_role"] == "user"
+    assert result.details["first_tail_role"] == "assistant"
+    assert result.details["summary_role"] is None  # neither fits: merged into the tail...
+    assert result.details["merged_into"] == 6  # ...into its first real turn, not the notice
+    assert result.messages[3] == messages[5]
+    assert str(result.messages[4]["content"]).startswith(SUMMARY_PREFIX)
