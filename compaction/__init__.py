@@ -23,11 +23,21 @@ from compaction.errors import (
     UnknownFormatError,
 )
 from compaction.evaluate import Evaluation, evaluate
+from compaction.formats import (
+    Conversation,
+    detect_format,
+    dump_conversation,
+    load_conversation,
+    load_conversations,
+)
+from compaction.history import History
 from compaction.judge import judge
 from compaction.messages import Message, validate_messages
 from compaction.result import CompactionResult, OrphanFix, PhaseResult
 from compaction.summarizers.base import StaticSummarizer, Summarizer, SummaryRequest
 from compaction.summarizers.extractive import ExtractiveSummarizer
+from compaction.summarizers.factory import make_summarizer
+from compaction.summarizers.llm import LLMSummarizer
 from compaction.summary import (
     SECTION_NAMES,
     SUMMARY_PREFIX,
@@ -38,6 +48,7 @@ from compaction.summary import (
 )
 from compaction.timeline import Timeline, simulate
 from compaction.tokens import RoughCounter, TiktokenCounter, TokenCounter, make_counter
+from compaction.validate import Problem, validate
 
 __all__ = [
     "SECTION_NAMES",
@@ -48,14 +59,18 @@ __all__ = [
     "CompactionResult",
     "Compactor",
     "ConfigError",
+    "Conversation",
     "Evaluation",
     "ExtractiveSummarizer",
     "FormatError",
+    "History",
     "HistoryError",
     "InvalidConversationError",
+    "LLMSummarizer",
     "Message",
     "OrphanFix",
     "PhaseResult",
+    "Problem",
     "RoughCounter",
     "StaticSummarizer",
     "SummarizationError",
@@ -69,12 +84,18 @@ __all__ = [
     "TokenizerError",
     "UnknownFormatError",
     "compress",
+    "detect_format",
     "drift",
+    "dump_conversation",
     "evaluate",
     "judge",
+    "load_conversation",
+    "load_conversations",
     "make_counter",
+    "make_summarizer",
     "parse_summary",
     "render_summary",
     "simulate",
+    "validate",
     "validate_messages",
 ]
