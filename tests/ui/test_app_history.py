@@ -6,12 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from app_helpers import ROOT, click, dataframe_with, open_app, section_headers
+from history_seed import seed
 from streamlit.testing.v1 import AppTest
 
-from compaction.compactor import Compactor
-from compaction.config import CompactionConfig
 from compaction.history import History
-from compaction.samples import load_sample
 from compaction.summary import SECTION_NAMES
 
 HISTORY = ROOT / "pages" / "history.py"
@@ -23,20 +21,6 @@ def first_metrics(at: AppTest) -> dict[str, str]:
     for metric in at.metric:
         shown.setdefault(metric.label, str(metric.value))
     return shown
-
-
-def seed() -> list[int]:
-    """Two real runs of one sample (different tail ratios) and one of another sample."""
-    ids = []
-    with History() as history:
-        conversation = load_sample("fix-failing-tests")
-        for ratio, label in ((0.2, "tail 0.2"), (0.4, None)):
-            config = CompactionConfig(context_length=128_000, tail_token_ratio=ratio)
-            result = Compactor(config).compress(conversation.messages, force=True)
-            ids.append(history.record(conversation, result, label=label))
-        other = load_sample("orphans")
-        ids.append(history.record(other, Compactor().compress(other.messages, force=True)))
-    return ids
 
 
 def test_table_chart_and_search() -> None:

@@ -1,0 +1,141 @@
+"""The Compare page's parts: two stored runs side by side, from `History.compare`.
+
+Conversation text (summary sections) is only ever shown through `st.code`, never as HTML or
+Markdown, so nothing a transcript contains can inject markup. Colours come from the palette so a
+fate looks the same here as on the Inspect page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from compaction.history import Comparison, RunRow
+from compaction.result import KEPT
+from compaction.ui.palette import FATE_COLORS, FATE_LABELS
+
+CHANGED_BACKGROUND = "background-color: #FFF3B0"  # a light yellow that reads on both themes
+
+
+def pick_runs(runs: list[RunRow]) -> tuple[int, int] | None:
+    """Two run ids (bound to `?compare_a=&compare_b=`); defaults: the two newest runs."""
+    if len(runs) < 2:
+        st.info("Compare needs at least two saved runs: compact on the Inspect page twice.")
+        return None
+    left, right = st.columns(2)
+    a = left.number_input(
+        "Run A #", min_value=1, value=runs[1].id, step=1, key="compare_a", bind="query-params"
+    )
+    b = right.number_input(
+        "Run B #", min_value=1, value=runs[0].id, step=1, key="compare_b", bind="query-params"
+    )
+    by_id = {run.id: run for run in runs}
+    for column, run_id in ((left, a), (right, b)):
+        run = by_id.get(int(run_id))
+        if run is not None:
+            column.caption(
+                f"{run.session_title or run.session_id[:10]} · {run.created_at[:19]}"
+                + (f" · {run.label}" if run.label else "")
+            )
+    return int(a), int(b)
+
+
+def config_table(comparison: Comparison, a: RunRow, b: RunRow) -> None:
+    """Every setting of both runs; the differing ones highlighted (and listed first)."""
+    changed = {entry["field"] for entry in comparison.config}
+    names = sorted(set(a.config) | set(b.config), key=lambda n: (n not in changed, n))
+    frame = pd.DataFrame(
+        {
+            "setting": names,
+            f"A (#{a.id})": [str(a.config.get(n)) for n in names],
+            f"B (#{b.id})": [str(b.config.get(n)) for n in names],
+            "differs": [n in changed for n in names],
+        }
+    )
+
+    def highlight(row: pd.Series) -> list[str]:
+        return [CHANGED_BACKGROUND if row["differs"] else "" for _ in row]
+
+    st.markdown(f"**Config** — {len(changed)} setting(s) differ")
+    st.dataframe(frame.style.apply(highlight, axis=1), hide_index=True, key="compare_config")
+
+
+def figures(a: RunRow, b: RunRow) -> None:
+    """Tokens and savings of A and B, B's deltas against A."""
+    left, right = st.columns(2)
+    for column, run, other in ((left, a, None), (right, b, a)):
+        column.markdown(f"**Run {'A' if other is None else 'B'} · #{run.id}**")
+        cells = column.columns(3)
+        cells[0].metric(
+            "Tokens before",
+            f"{run.tokens_before:,}",
+            delta=None if other is None else f"{run.tokens_before - other.tokens_before:,}",
+        )
+        cells[1].metric(
+            "Tokens after",
+            f"{run.tokens_after:,}",
+            delta=None if other is None else f"{run.tokens_after - other.tokens_after:,}",
+            delta_color="inverse",
+        )
+        cells[2].metric(
+            "Savings",
+            f"{run.savings_pct:.1f}%",
+            delta=None if other is None else f"{run.savings_pct - other.savings_pct:+.1f} pts",
+        )
+        if run.fallback_used:
+            column.caption(f"fallback: {run.fallback_used} ({run.fallback_reason})")
+        if run.skipped:
+            column.caption(f"skipped: {run.skip_reason}")
+
+
+def section_diffs(comparison: Comparison) -> None:
+    """The 13 sections: a unified diff for each one that changed, as plain text."""
+    changed = [s for s in comparison.sections if s["changed"]]
+    same = [s["section"] for s in comparison.sections if not s["changed"]]
+    st.markdown(f"**Summary sections** — {len(changed)} of 13 differ")
+    for number, section in enumerate(comparison.sections, 1):
+        if not section["changed"]:
+            continue
+        st.markdown(f"**{number}. {section['section']}**")
+        st.code("\n".join(section["diff"]) or "(no text)", language="diff", wrap_lines=True)
+    if same:
+        st.caption("Identical in both runs: " + ", ".join(same))
+
+
+def fate_table(comparison: Comparison, a: RunRow, b: RunRow) -> None:
+    """Each original message's fate in A and in B, coloured by the palette."""
+    if not comparison.same_session:
+        st.warning(
+            "The two runs compacted different conversations: message numbers do not refer to "
+            "the same messages."
+        )
+    rows = comparison.fates
+    # Untouched messages have no fate entry: in a run that was recorded they were kept.
+    frame = pd.DataFrame(
+        {
+            "#": [row["index"] for row in rows],
+            f"A (#{a.id})": [_fate_label(row["a"], row["index"], a) for row in rows],
+            f"B (#{b.id})": [_fate_label(row["b"], row["index"], b) for row in rows],
+            "differs": [row["changed"] for row in rows],
+        }
+    )
+    colors = {label: FATE_COLORS[fate] for fate, label in FATE_LABELS.items()}
+
+    def paint(value: Any) -> str:
+        color = colors.get(str(value))
+        return f"background-color: {color}; color: #111" if color else ""
+
+    differing = int(frame["differs"].sum())
+    st.markdown(f"**Fate of each original message** — {differing} differ")
+    only = st.toggle("Only messages whose fate differs", key="compare_only_changed")
+    shown = frame[frame["differs"]] if only else frame
+    styled = shown.style.map(paint, subset=[f"A (#{a.id})", f"B (#{b.id})"])
+    st.dataframe(styled, hide_index=True, height=360, key="compare_fates")
+
+
+def _fate_label(fate: str | None, index: int, run: RunRow) -> str:
+    if fate is None:
+        return FATE_LABELS[KEPT] if index < run.messages_before else "—"
+    return FATE_LABELS.get(fate, fate)
