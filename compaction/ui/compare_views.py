@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
+import pandas as pd  # type: ignore[import-untyped]  # no stubs installed; used for Styler only
 import streamlit as st
 
 from compaction.history import Comparison, RunRow
