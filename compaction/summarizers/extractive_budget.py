@@ -18,6 +18,7 @@ from compaction.summarizers.extractive_items import Item, Sections, render_items
 from compaction.summarizers.extractive_text import cut_text
 from compaction.summary import EMPTY_SECTION, render_summary
 
+#: A tiktoken count of a string (the fitter relies on tiktoken's chunking; see _cost).
 CountText = Callable[[str], int]
 
 TRUNCATED = "...[truncated]"
@@ -63,6 +64,17 @@ def truncate_to(text: str, tokens: int, count: CountText) -> str:
 
 
 def _cost(item: Item, count: CountText) -> int:
+    """Tokens of the item's line plus its newline.
+
+    A Completed Actions line is `N. text`, and N shifts whenever the middle starts elsewhere
+    (another protect_first_n or tail size), which would make every line a new string for the
+    counter's per-string cache. tiktoken's pre-tokeniser always ends a chunk at the `.` before the
+    space (no pattern lets punctuation absorb whitespace or looks behind), and BPE never merges
+    across chunks, so the count of `N. text` is exactly that of `N.` plus that of ` text` — the
+    latter stays the same string from run to run, and its count is cached.
+    """
+    if item.number is not None:
+        return count(f"{item.number}.") + count(f" {item.text}") + 1
     return count(item.line()) + 1
 
 

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_extractive import (
     assistant,
     big_session,
@@ -18,6 +21,8 @@ from test_extractive import (
 
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.summarizers.extractive_cache import FactCache, cache_info, clear_caches
+from compaction.summarizers.extractive_items import Item
+from compaction.tokens import make_counter
 
 
 def totals() -> tuple[int, int]:
@@ -102,3 +107,21 @@ def test_fact_cache_is_bounded_and_evicts_the_least_recently_used() -> None:
     assert cache.info()["entries"] == 1 and cache.info()["key_chars"] == 10
     cache.clear()
     assert cache.info() == {"hits": 0, "misses": 0, "entries": 0, "key_chars": 0}
+
+
+#: Punctuation, digits and whitespace are where tiktoken's chunk boundaries are decided.
+TRICKY = st.text(alphabet=" \n\t\r.,`'[]()-_/:#0123456789abcXYZé你", max_size=40)
+
+
+@pytest.mark.parametrize("model", ["gpt-4o", "gpt-4"])  # o200k_base, cl100k_base
+@settings(max_examples=150, deadline=None)
+@given(
+    number=st.integers(min_value=1, max_value=99_999),
+    text=st.one_of(st.text(max_size=60), TRICKY),
+)
+def test_a_numbered_line_costs_its_number_plus_its_text(model: str, number: int, text: str) -> None:
+    """The fitter counts `N.` and ` text` apart so renumbered actions keep their cached counts;
+    with tiktoken that must equal the count of the whole line, for any text."""
+    count = make_counter("tiktoken", model).count_text
+    item = Item(text, 1.0, 1.0, number=number)
+    assert count(f"{number}.") + count(f" {text}") == count(item.line())
