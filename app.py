@@ -14,6 +14,7 @@ st.set_page_config(page_title="Compaction Lab", page_icon="🗜️", layout="wid
 PAGES = [
     st.Page("pages/inspect.py", title="Inspect", icon="🔍", url_path="inspect", default=True),
     st.Page("pages/learn.py", title="Learn", icon="🎓", url_path="learn"),
+    st.Page("pages/timeline.py", title="Timeline", icon="📈", url_path="timeline"),
     st.Page("pages/history.py", title="History", icon="🗂️", url_path="history"),
     st.Page("pages/compare.py", title="Compare", icon="⚖️", url_path="compare"),
 ]

@@ -1,0 +1,68 @@
+"""Timeline: replay the loaded session with automatic compaction — the sawtooth of the context,
+each compaction event's inspector view, and how the summary drifted from one version to the next."""
+
+import streamlit as st
+
+from compaction.drift import drift
+from compaction.errors import CompactionError
+from compaction.ui.frame import current_settings
+from compaction.ui.loader import render_loader
+from compaction.ui.timeline_views import (
+    event_inputs,
+    event_label,
+    render_drift,
+    render_event,
+    replay,
+    sawtooth_chart,
+)
+
+st.title("📈 Timeline")
+settings = current_settings()
+loaded = render_loader()
+if loaded is None:
+    st.info("Load a conversation to replay it as the agent lived it.")
+    st.stop()
+if settings.config is None:
+    st.error(f"Fix the parameters in the sidebar first: {settings.config_error}")
+    st.stop()
+
+try:
+    timeline = replay(loaded, settings)
+except CompactionError as exc:
+    st.error(f"The replay could not run: {exc}")
+    st.stop()
+if timeline is None:
+    st.stop()
+
+outcomes = timeline.to_dict()["outcomes"]
+columns = st.columns(5)
+columns[0].metric("Events", len(timeline.events))
+for column, (outcome, count) in zip(columns[1:], outcomes.items(), strict=True):
+    column.metric(outcome.capitalize(), count)
+st.caption(
+    f"{len(timeline.steps):,} messages replayed in {timeline.duration_s:.2f} s with the "
+    f"{timeline.summarizer} summariser · window {timeline.window:,} · threshold "
+    f"{timeline.threshold:,}"
+)
+st.plotly_chart(sawtooth_chart(timeline), key="sawtooth")
+if not timeline.events:
+    st.info(
+        "The context never reached the threshold: lower the context length or the threshold "
+        "ratio in the sidebar to see automatic compaction."
+    )
+    st.stop()
+st.dataframe(timeline.event_rows(), hide_index=True, key="timeline_events")
+
+st.subheader("One event")
+by_number = {event.number: event for event in timeline.events}
+number = st.selectbox(
+    "Compaction event",
+    list(by_number),
+    format_func=lambda n: event_label(by_number[n]),
+    key="timeline_event",
+)
+render_event(by_number[number], event_inputs(loaded.messages, timeline)[number])
+
+st.divider()
+st.subheader("Summary drift")
+render_drift(drift(timeline))

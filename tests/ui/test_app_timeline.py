@@ -1,0 +1,68 @@
+"""AppTest of the Timeline page: the replay of a sample with a small window, checked against
+`compaction.simulate` itself — events, the sawtooth's markers, one event's phases, the drift."""
+
+from __future__ import annotations
+
+import json
+
+from app_helpers import ROOT, dataframe_with, metrics, open_app
+
+from compaction.config import CompactionConfig
+from compaction.drift import drift
+from compaction.samples import load_sample
+from compaction.timeline import simulate
+from compaction.ui.timeline_views import event_inputs
+
+TIMELINE = ROOT / "pages" / "timeline.py"
+WINDOW = 20_000
+
+
+def test_replay_shows_events_sawtooth_and_drift() -> None:
+    expected = simulate(load_sample("already-compacted").messages, CompactionConfig(WINDOW))
+    assert len(expected.events) >= 3
+    at = open_app(TIMELINE, sample="already-compacted", p_context_length=str(WINDOW))
+
+    shown = metrics(at)
+    assert shown["Events"] == str(len(expected.events))
+    events = dataframe_with(at, "outcome")
+    assert list(events["outcome"]) == [e.outcome for e in expected.events]
+    assert list(events["tokens_after"]) == [e.tokens_after for e in expected.events]
+
+    traces = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    markers = {t["name"]: t["x"] for t in traces if t.get("mode") == "markers"}
+    for outcome in {e.outcome for e in expected.events}:
+        steps = [e.step for e in expected.events if e.outcome == outcome]
+        assert markers[f"{outcome} ({len(steps)})"] == steps
+
+    # The default event is the first; its inspector shows the summary phase of that result.
+    assert at.selectbox(key="timeline_event").value == 0
+    assert any(str(s.value).startswith("Phase 3") for s in at.subheader)
+
+    at.selectbox(key="timeline_event").set_value(1)
+    at.run()
+    assert not at.exception
+    assert expected.events[1].iterative
+    assert "iterative update" in " ".join(str(m.value) for m in at.markdown)
+
+    entries = drift(expected)
+    table = dataframe_with(at, "facts vanished")
+    assert list(table["facts vanished"]) == [len(e.vanished) for e in entries]
+    vanished = entries[0].vanished
+    assert vanished, "this sample's first update drops facts (checked against the library)"
+    listed = dataframe_with(at, "category")
+    assert list(listed["text"]) == [fact.text for fact in vanished]
+
+
+def test_event_inputs_rebuild_each_compacted_context() -> None:
+    messages = load_sample("orphans").messages
+    timeline = simulate(messages, CompactionConfig(WINDOW))
+    inputs = event_inputs(messages, timeline)
+    assert sorted(inputs) == [e.number for e in timeline.events]
+    for event in timeline.events:
+        assert len(inputs[event.number]) == event.messages_before
+
+
+def test_no_event_below_the_threshold() -> None:
+    at = open_app(TIMELINE, sample="quick-fix")
+    assert metrics(at)["Events"] == "0"
+    assert any("never reached the threshold" in str(i.value) for i in at.info)
