@@ -15,6 +15,7 @@ PAGES = [
     st.Page("pages/inspect.py", title="Inspect", icon="🔍", url_path="inspect", default=True),
     st.Page("pages/learn.py", title="Learn", icon="🎓", url_path="learn"),
     st.Page("pages/timeline.py", title="Timeline", icon="📈", url_path="timeline"),
+    st.Page("pages/evaluate.py", title="Evaluate", icon="🧪", url_path="evaluate"),
     st.Page("pages/history.py", title="History", icon="🗂️", url_path="history"),
     st.Page("pages/compare.py", title="Compare", icon="⚖️", url_path="compare"),
 ]

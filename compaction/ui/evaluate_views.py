@@ -1,0 +1,157 @@
+"""The Evaluate page's parts: the strategies on the loaded session, and on a folder of sessions.
+
+The per-session evaluation is cached per conversation hash + config + summariser + target, and
+runs with an offline summariser: an LLM evaluation would call the model on every rerun-miss, and
+the app only ever calls a model on an explicit click (the CLI's `compaction eval` covers it).
+The folder evaluation runs in-process on a click, one session at a time, with a progress bar.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from compaction.commands.evaluate import collect_tasks, run_task
+from compaction.config import CompactionConfig
+from compaction.errors import CompactionError
+from compaction.evaluate import STRATEGY_NAMES, Evaluation, aggregate, evaluate
+from compaction.messages import Message
+from compaction.probes import CATEGORIES
+from compaction.summarizers.factory import make_summarizer
+from compaction.ui.palette import REGION_COLORS
+from compaction.validate import PROVIDERS
+
+STRATEGY_COLORS: dict[str, str] = {
+    "head-tail": REGION_COLORS["removed"],
+    "truncate-outputs": REGION_COLORS["middle"],
+    "prune-only": REGION_COLORS["head"],
+    "compaction": REGION_COLORS["tail"],
+}
+FOLDER_RESULTS_KEY = "_evaluate_folder_results"
+
+
+@st.cache_resource(max_entries=8, show_spinner="Running the four strategies…")
+def _evaluation(
+    key: str, _messages: list[Message], _config: CompactionConfig, _kind: str, _ratio: float
+) -> Evaluation:
+    return evaluate(
+        _messages,
+        STRATEGY_NAMES,
+        target_ratio=_ratio,
+        config=_config,
+        summarizer=make_summarizer(_kind),
+    )
+
+
+def session_evaluation(
+    content_hash: str, messages: list[Message], config: CompactionConfig, kind: str, ratio: float
+) -> Evaluation:
+    key = f"{content_hash}|{json.dumps(config.to_dict(), sort_keys=True)}|{kind}|{ratio}"
+    return _evaluation(key, messages, config, kind, ratio)
+
+
+def strategies_table(evaluation: Evaluation) -> None:
+    rows = evaluation.rows()
+    table: dict[str, list[Any]] = {
+        "strategy": [r["strategy"] for r in rows],
+        "tokens": [r["tokens"] for r in rows],
+        "savings %": [r["savings_pct"] for r in rows],
+        "recall": [r["recall"] for r in rows],
+        "facts lost": [r["facts_lost"] for r in rows],
+    }
+    for category in CATEGORIES:
+        table[f"recall {category}"] = [r[f"recall_{category}"] for r in rows]
+    for provider in PROVIDERS:
+        table[f"{provider} errors"] = [r[f"{provider}_errors"] for r in rows]
+    table["valid"] = [r["valid"] for r in rows]
+    st.dataframe(
+        table,
+        hide_index=True,
+        key="evaluate_strategies",
+        column_config={
+            "recall": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.2f"),
+        },
+    )
+
+
+def recall_scatter(
+    rows: list[dict[str, Any]], x: str = "savings_pct", y: str = "recall"
+) -> go.Figure:
+    """Savings against recall, one labelled marker per strategy (top right is best)."""
+    figure = go.Figure()
+    for row in rows:
+        name = str(row["strategy"])
+        figure.add_trace(
+            go.Scatter(
+                x=[row[x]],
+                y=[row[y]],
+                mode="markers+text",
+                name=name,
+                text=[name],
+                textposition="top center",
+                marker={"size": 14, "color": STRATEGY_COLORS.get(name, "#999")},
+            )
+        )
+    figure.update_layout(
+        height=340,
+        margin={"l": 10, "r": 10, "t": 20, "b": 10},
+        xaxis={"title": "savings %"},
+        yaxis={"title": "probe recall", "range": [0, 1.08]},
+        showlegend=False,
+    )
+    return figure
+
+
+def lost_facts(evaluation: Evaluation) -> None:
+    for name in evaluation.outcomes:
+        lost = evaluation.lost_facts(name)
+        with st.expander(f"{name}: {len(lost)} fact(s) lost"):
+            if lost:
+                st.dataframe([fact.to_dict() for fact in lost], hide_index=True, key=f"lost_{name}")
+            else:
+                st.caption("Every mined fact is still in the compacted context.")
+
+
+def _run_folder(folder: str, ratio: float) -> None:
+    # Runs inline after the click so the progress bar is drawn where the button is.
+    progress = st.progress(0.0, text="Reading the folder…")
+    try:
+        tasks, warnings = collect_tasks((folder,), STRATEGY_NAMES, ratio, limit=None)
+    except CompactionError as exc:
+        st.session_state[FOLDER_RESULTS_KEY] = {"folder": folder, "error": str(exc)}
+        return
+    digests = []
+    for position, task in enumerate(tasks, 1):
+        digests.append(run_task(task))
+        progress.progress(position / len(tasks), text=f"{position} / {len(tasks)} sessions")
+    failed = [d for d in digests if "error" in d]
+    st.session_state[FOLDER_RESULTS_KEY] = {
+        "folder": folder,
+        "table": aggregate(d for d in digests if "error" not in d),
+        "sessions": len(digests) - len(failed),
+        "warnings": warnings + [f"{d['source']}: {d['error']}" for d in failed],
+    }
+
+
+def folder_section(default_folder: Path, ratio: float) -> None:
+    """A folder path, a button, a progress bar, then the aggregate table per strategy."""
+    folder = st.text_input("Folder of sessions", value=str(default_folder), key="evaluate_folder")
+    if st.button("Evaluate the folder", key="evaluate_folder_run"):
+        _run_folder(folder.strip(), ratio)
+    results = st.session_state.get(FOLDER_RESULTS_KEY)
+    if not results:
+        return
+    if "error" in results:
+        st.error(f"Could not evaluate {results['folder']}: {results['error']}")
+        return
+    st.caption(f"{results['sessions']} session(s) from {results['folder']}")
+    for warning in results["warnings"][:20]:
+        st.warning(warning)
+    table = results["table"]
+    st.dataframe(table, hide_index=True, key="evaluate_aggregate")
+    rows = [{**row, "recall": row["mean_recall"]} for row in table]
+    st.plotly_chart(recall_scatter(rows, x="mean_savings_pct"), key="aggregate_scatter")

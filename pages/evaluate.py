@@ -1,0 +1,55 @@
+"""Evaluate: head-tail, truncate-outputs, prune-only and the full pipeline on the same token
+target — savings, provider validity and probe recall — for the loaded session and for a folder."""
+
+import streamlit as st
+
+from compaction.errors import CompactionError
+from compaction.samples import SAMPLES_DIR
+from compaction.ui.evaluate_views import (
+    folder_section,
+    lost_facts,
+    recall_scatter,
+    session_evaluation,
+    strategies_table,
+)
+from compaction.ui.frame import current_settings
+from compaction.ui.loader import render_loader
+
+st.title("🧪 Evaluate strategies")
+settings = current_settings()
+ratio = st.slider(
+    "Token target (share of the original)", 0.05, 0.9, 0.33, 0.01, key="evaluate_ratio"
+)
+kind = "extractive" if settings.summarizer == "llm" else settings.summarizer
+if settings.summarizer == "llm":
+    st.caption(
+        "The full pipeline runs with the extractive summariser here; `compaction eval` "
+        "evaluates with an LLM."
+    )
+
+st.header("The loaded session")
+loaded = render_loader()
+if loaded is None:
+    st.info("Load a conversation to compare the strategies on it.")
+elif settings.config is None:
+    st.error(f"Fix the parameters in the sidebar first: {settings.config_error}")
+else:
+    try:
+        evaluation = session_evaluation(
+            loaded.content_hash, loaded.messages, settings.config, kind, ratio
+        )
+    except CompactionError as exc:
+        st.error(f"The evaluation could not run: {exc}")
+    else:
+        st.caption(
+            f"{evaluation.tokens_before:,} tokens → target {evaluation.target_tokens:,} · "
+            f"{len(evaluation.facts)} facts mined from the original"
+        )
+        strategies_table(evaluation)
+        st.plotly_chart(recall_scatter(evaluation.rows()), key="recall_scatter")
+        st.markdown("**Lost facts per strategy**")
+        lost_facts(evaluation)
+
+st.divider()
+st.header("A folder of sessions")
+folder_section(SAMPLES_DIR, ratio)

@@ -1,0 +1,57 @@
+"""AppTest of the Evaluate page: the four strategies on a sample (checked against
+`compaction.evaluate`), the scatter, the lost facts, and a folder with a progress bar."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from app_helpers import ROOT, dataframe_with, open_app
+
+from compaction.config import CompactionConfig
+from compaction.evaluate import STRATEGY_NAMES, evaluate
+from compaction.samples import get_sample, load_sample
+from compaction.summarizers.extractive import ExtractiveSummarizer
+
+EVALUATE = ROOT / "pages" / "evaluate.py"
+
+
+def test_four_strategies_on_the_loaded_sample() -> None:
+    messages = load_sample("orphans").messages
+    expected = evaluate(messages, config=CompactionConfig(), summarizer=ExtractiveSummarizer())
+    at = open_app(EVALUATE, sample="orphans")
+    table = dataframe_with(at, "strategy")
+    assert list(table["strategy"]) == list(STRATEGY_NAMES)
+    assert list(table["tokens"]) == [row["tokens"] for row in expected.rows()]
+    assert list(table["recall"]) == [row["recall"] for row in expected.rows()]
+    traces = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    assert [t["name"] for t in traces] == list(STRATEGY_NAMES)
+    titles = [e.label for e in at.expander if e.label.split(":")[0] in STRATEGY_NAMES]
+    assert titles == [
+        f"{name}: {len(expected.lost_facts(name))} fact(s) lost" for name in STRATEGY_NAMES
+    ]
+
+
+def test_folder_aggregate(tmp_path: Path) -> None:
+    for sample_id in ("orphans", "quick-fix"):
+        shutil.copy(get_sample(sample_id).path, tmp_path)
+    (tmp_path / "notes.txt").write_text("not a conversation")
+    at = open_app(EVALUATE)
+    at.text_input(key="evaluate_folder").set_value(str(tmp_path))
+    at.button(key="evaluate_folder_run").click()
+    at.run()
+    assert not at.exception
+    table = dataframe_with(at, "mean_recall")
+    assert list(table["strategy"]) == list(STRATEGY_NAMES)
+    assert set(table["sessions"]) == {2}
+    assert any("notes.txt" in str(w.value) for w in at.warning)
+
+
+def test_missing_folder_is_an_error(tmp_path: Path) -> None:
+    at = open_app(EVALUATE)
+    at.text_input(key="evaluate_folder").set_value(str(tmp_path / "nope"))
+    at.button(key="evaluate_folder_run").click()
+    at.run()
+    assert not at.exception
+    assert any("nope" in str(e.value) for e in at.error)
