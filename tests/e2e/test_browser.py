@@ -1,0 +1,216 @@
+"""The app in a real browser: load a sample, run all phases, read the summary, and no XSS.
+
+AppTest checks what the scripts emit; only a browser shows what a user gets: the rendered DOM
+(is untrusted message text escaped?), the layout (screenshots into artifacts/screenshots/, which
+CI keeps) and the front end's own errors. Run with `.venv/bin/pytest -m e2e tests/e2e`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_helpers import AppServer, open_app, screenshot, wait_idle
+from playwright.sync_api import Dialog, Locator, Page, expect
+
+from compaction.summary import SECTION_NAMES
+
+pytestmark = pytest.mark.e2e
+
+SAMPLE = "fix-failing-tests"
+SCRIPT = "<script>alert(1)</script>"
+IMG = "<img src=x onerror=alert(1)>"
+RENDER_TIMEOUT_MS = 90_000  # CI machines are slow and shared; a first run imports the library
+
+
+def _no_exception(page: Page) -> None:
+    """A Python exception in a page shows as an stException box: fail with its text."""
+    exceptions = page.locator("[data-testid='stException']")
+    assert exceptions.count() == 0, exceptions.all_inner_texts()
+
+
+def _stepper_button(page: Page, label: str) -> Locator:
+    return page.locator("[data-testid='stButton'] button").filter(has_text=label)
+
+
+def _show_phase(page: Page, label: str) -> None:
+    """Pick a revealed phase in the "Show phase" segmented control (not the stepper button)."""
+    page.locator("[data-testid='stButtonGroup'] button").filter(has_text=label).click()
+
+
+def _run_all(page: Page) -> None:
+    _stepper_button(page, "Run all").click()
+    expect(page.get_by_role("heading", name="Before → after")).to_be_visible(
+        timeout=RENDER_TIMEOUT_MS
+    )
+    wait_idle(page)
+
+
+def _changes_table(page: Page) -> Locator:
+    """The phase's message-level diff: the table right after its "What changed" line."""
+    heading = page.locator("[data-testid='stElementContainer']").filter(
+        has=page.get_by_text("What changed", exact=True)
+    )
+    return heading.locator("xpath=following-sibling::*[1]").locator("[data-testid='stDataFrame']")
+
+
+def _section_cards(page: Page) -> list[Locator]:
+    return [page.locator(f".st-key-section_card_{n}") for n in range(1, len(SECTION_NAMES) + 1)]
+
+
+def test_sample_run_all_phases_shows_the_summary(page: Page, app_server: AppServer) -> None:
+    open_app(page, f"{app_server.url}/?sample={SAMPLE}")
+    expect(page.get_by_role("heading", name="Inspect")).to_be_visible()
+    expect(page.get_by_text("Coding agent fixes a failing pytest suite").first).to_be_visible()
+    expect(page.locator("[data-testid='stPlotlyChart']").first).to_be_visible()
+    _no_exception(page)
+    screenshot(page, "inspect-loaded")
+
+    _run_all(page)
+    expect(page.get_by_role("heading", name="Phase 5 · Cleanup and anti-thrash")).to_be_visible()
+    savings = page.locator("[data-testid='stMetric']").filter(has_text="Savings").first
+    expect(savings).to_contain_text("%")
+    _no_exception(page)
+    screenshot(page, "inspect-phase5-final")
+
+    _show_phase(page, "3 · Summarise")
+    expect(page.get_by_role("heading", name="Phase 3 · Structured summary")).to_be_visible(
+        timeout=RENDER_TIMEOUT_MS
+    )
+    wait_idle(page)
+    expect(page.get_by_text("The 13 sections")).to_be_visible()
+    for number, (card, name) in enumerate(zip(_section_cards(page), SECTION_NAMES, strict=True), 1):
+        expect(card).to_be_visible()
+        expect(card).to_contain_text(f"{number}. {name}")
+    filled = [card for card in _section_cards(page) if "None." not in card.inner_text()]
+    assert filled, "every one of the 13 summary sections is empty for the sample"
+    expect(_changes_table(page)).to_be_visible()
+    _no_exception(page)
+    screenshot(page, "inspect-phase3-summary")
+
+    _show_phase(page, "1 · Prune")
+    expect(page.get_by_role("heading", name="Phase 1 · Prune old tool outputs")).to_be_visible(
+        timeout=RENDER_TIMEOUT_MS
+    )
+    wait_idle(page)
+    expect(page.get_by_text("One-line summaries")).to_be_visible()
+    expect(_changes_table(page)).to_be_visible()
+    # The text diff of the first changed message, shown as a unified diff.
+    expect(page.locator("[data-testid='stCode']").filter(has_text="@@").first).to_be_visible()
+    _no_exception(page)
+    screenshot(page, "inspect-phase1-diff")
+
+
+def test_learn_page(page: Page, app_server: AppServer) -> None:
+    open_app(page, app_server.url)
+    page.locator("[data-testid='stSidebarNav'] a").filter(has_text="Learn").click()
+    expect(page.get_by_role("heading", name="Learn: how compaction works")).to_be_visible(
+        timeout=RENDER_TIMEOUT_MS
+    )
+    wait_idle(page)
+    expect(page.get_by_role("heading", name="The worked example")).to_be_visible()
+    expect(page.get_by_role("heading", name="Why each rule exists")).to_be_visible()
+    # The seed's example at the default settings: trigger 64,000 and the 8,000-token clamp.
+    expect(page.locator("[data-testid='stMetric']").filter(has_text="Trigger")).to_contain_text(
+        "64,000"
+    )
+    expect(
+        page.locator("[data-testid='stMetric']").filter(has_text="Summary budget")
+    ).to_contain_text("8,000")
+    _no_exception(page)
+    screenshot(page, "learn")
+
+
+def xss_conversation() -> list[dict[str, Any]]:
+    """A session whose user quotes HTML, long enough that the quote is summarised into a card."""
+    notes = "Notes on the renderer and its escaping rules. " * 500
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": f"Fix {IMG} in the comment renderer."},  # the title
+        {"role": "assistant", "content": "Reading the template first."},
+        {
+            "role": "user",
+            "content": f"The comment field must show {SCRIPT} and {IMG} as text, never run them.",
+        },
+    ]
+    for i in range(6):
+        call_id = f"call_{i}"
+        arguments = json.dumps({"path": f"app/templates_{i}.py"})
+        messages += [
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": "read_file", "arguments": arguments},
+                    }
+                ],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": call_id,
+                "content": f"# file {i} renders {IMG}\n" + "echo(comment)\n" * 700,
+            },
+            {"role": "assistant", "content": f"File {i} still echoes {SCRIPT} unescaped. {notes}"},
+        ]
+    messages.append({"role": "user", "content": "Now escape it everywhere."})
+    return messages
+
+
+def _open_message(page: Page, index: int) -> None:
+    box = page.get_by_label("Open message #")
+    box.fill(str(index))
+    box.press("Enter")
+    expect(page.get_by_text(f"#{index} · ", exact=False).first).to_be_visible()
+    wait_idle(page)
+
+
+def test_message_html_is_shown_as_text(page: Page, app_server: AppServer, tmp_path: Path) -> None:
+    dialogs: list[str] = []
+
+    def record(dialog: Dialog) -> None:
+        dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    page.on("dialog", record)
+    upload = tmp_path / "comments.json"
+    upload.write_text(json.dumps(xss_conversation()), encoding="utf-8")
+    open_app(page, app_server.url)
+    page.get_by_role("tab", name="Upload").click()
+    page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(upload)
+    expect(page.get_by_text("23 messages", exact=False).first).to_be_visible(
+        timeout=RENDER_TIMEOUT_MS
+    )
+    wait_idle(page)
+    _no_exception(page)
+    # The first user message is the conversation's title, which the page shows in markdown.
+    overview = page.get_by_text("23 messages", exact=False).first
+    expect(overview).to_contain_text(f"Fix {IMG} in the comment renderer")
+
+    _open_message(page, 3)
+    detail = page.locator("[data-testid='stCode']").filter(has_text=SCRIPT).first
+    expect(detail).to_contain_text(f"must show {SCRIPT} and {IMG} as text")
+    # The loader's expander label carries the title too (from the run after the upload's).
+    loader = page.locator("[data-testid='stExpander'] summary").filter(has_text="Loaded: ")
+    expect(loader).to_contain_text(f"Loaded: Fix {IMG} in the comment renderer")
+    screenshot(page, "xss-message")
+
+    _run_all(page)
+    _show_phase(page, "3 · Summarise")
+    expect(page.get_by_text("The 13 sections")).to_be_visible(timeout=RENDER_TIMEOUT_MS)
+    wait_idle(page)
+    constraints = page.locator(".st-key-section_card_3")
+    expect(constraints).to_contain_text(SECTION_NAMES[2])
+    expect(constraints).to_contain_text(f"must show {SCRIPT} and {IMG} as text")
+    _no_exception(page)
+    screenshot(page, "xss-summary")
+
+    assert page.locator("img[src='x']").count() == 0, "an <img src=x> from a message is in the DOM"
+    scripts = page.locator("script").evaluate_all("els => els.map(e => e.textContent)")
+    assert not any("alert(1)" in (text or "") for text in scripts), scripts
+    page.wait_for_timeout(500)  # an onerror handler fires asynchronously, after the load fails
+    assert dialogs == [], f"a dialog fired: {dialogs}"
