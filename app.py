@@ -16,6 +16,7 @@ PAGES = [
     st.Page("pages/learn.py", title="Learn", icon="🎓", url_path="learn"),
     st.Page("pages/timeline.py", title="Timeline", icon="📈", url_path="timeline"),
     st.Page("pages/evaluate.py", title="Evaluate", icon="🧪", url_path="evaluate"),
+    st.Page("pages/sweep.py", title="Sweep", icon="🎛️", url_path="sweep"),
     st.Page("pages/history.py", title="History", icon="🗂️", url_path="history"),
     st.Page("pages/compare.py", title="Compare", icon="⚖️", url_path="compare"),
 ]
