@@ -28,7 +28,9 @@ if use_llm and st.session_state.pop(LLM_REQUEST_KEY, False):
 llm_result = compute.llm_result(loaded, settings) if use_llm else None
 step = render_stepper(use_llm, llm_done=llm_result is not None)
 
-result = llm_result or compute.offline_result(loaded, settings)
+result = llm_result or compute.shown_result(loaded, settings, step)
+if result is None:
+    st.stop()  # before the first step of a run that summarises, nothing of it is on view
 if use_llm and llm_result is None and step > 2:
     go_to(2)  # the LLM has not run for these settings: only phases 1–2 are known
     step = 2

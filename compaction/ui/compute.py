@@ -21,6 +21,7 @@ from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError, HistoryError
 from compaction.messages import Message
+from compaction.regions import RegionPlan, plan_regions
 from compaction.result import CompactionResult
 from compaction.summarizers.base import OnToken, StaticSummarizer
 from compaction.summarizers.factory import make_summarizer
@@ -56,10 +57,14 @@ def _cached_run(
     return Compactor(_config, summarizer).compress(_messages, focus=_focus, force=_force)
 
 
+def config_key(config: CompactionConfig) -> str:
+    return json.dumps(config.to_dict(), sort_keys=True)
+
+
 def run_key(loaded: Loaded, settings: Settings, summarizer: str | None = None) -> str:
     """Identifies a run: conversation, config, focus, summariser (never the API key), force."""
     assert settings.config is not None
-    config_json = json.dumps(settings.config.to_dict(), sort_keys=True)
+    config_json = config_key(settings.config)
     kind = summarizer or settings.summarizer_key()
     return f"{loaded.content_hash}|{config_json}|{settings.focus}|{kind}|{settings.force}"
 
@@ -116,25 +121,52 @@ class Regions:
         return sum(t for t, label in zip(self.tokens, self.labels, strict=True) if label == region)
 
 
+@st.cache_resource(max_entries=24, show_spinner=False)
+def _cached_plan(plan_key: str, _messages: list[Message], _config: CompactionConfig) -> RegionPlan:
+    # Phase 1 + 2 only: the overview needs where the cut falls, not a summary of the middle.
+    return plan_regions(_messages, _config)
+
+
+def region_plan(loaded: Loaded, settings: Settings) -> RegionPlan:
+    """The region plan (validate, count, prune, boundaries) for the current config, cached."""
+    assert settings.config is not None
+    key = f"{loaded.content_hash}|{config_key(settings.config)}"
+    return _cached_plan(key, loaded.messages, settings.config)
+
+
 def regions(loaded: Loaded, settings: Settings) -> Regions:
-    """Head / middle / tail of the input, from a forced offline run's Phase 2 (cached)."""
+    """Head / middle / tail of the input: Phases 1 and 2 exactly as `compress` runs them."""
     assert settings.config is not None
     tokens = token_counts(
         loaded.content_hash, settings.config.counter, settings.config.model, loaded.messages
     )
-    result = offline_result(loaded, settings, force=True)
-    try:
-        details = result.phase("boundaries").details
-    except KeyError:
-        return Regions(["tail"] * len(tokens), 0, 0, tokens)
-    labels = list(details["regions"])
+    plan = region_plan(loaded, settings)
+    bounds = plan.boundaries
     return Regions(
-        labels,
-        int(details["head_end"]),
-        int(details["tail_start"]),
+        plan.regions(),
+        bounds.head_end,
+        bounds.tail_start,
         tokens,
-        int(details["middle_tokens"]),
+        sum(plan.pruned_tokens[bounds.head_end : bounds.tail_start]),
     )
+
+
+def shown_result(loaded: Loaded, settings: Settings, step: int) -> CompactionResult | None:
+    """The offline run when the page shows any of it; None before the first step when it would
+    summarise (nothing of it is on view then, and the region plan drew the overview).
+
+    Before the first step only a skipped run is shown (its reason). The plan tells, without
+    summarising, whether `compress` would skip: it skips below the threshold unless forced, and
+    when the head and tail leave no middle. (A fresh Compactor never skips for anti-thrash.)
+    """
+    assert settings.config is not None
+    if step == 0:
+        plan = region_plan(loaded, settings)
+        below = plan.total_tokens < settings.config.threshold_tokens and not settings.force
+        no_middle = plan.boundaries.tail_start <= plan.boundaries.head_end
+        if not below and not no_middle:
+            return None
+    return offline_result(loaded, settings)
 
 
 @st.cache_resource(show_spinner=False)

@@ -8,6 +8,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from compaction.formats import dump_conversation
@@ -20,6 +21,7 @@ from compaction.ui.message_views import (
     message_frame,
     message_table,
     open_message_input,
+    region_column,
     render_message,
     select_from_chart,
 )
@@ -35,10 +37,27 @@ def _hover(key: str, _messages: list[Message], _tokens: list[int]) -> list[str]:
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _frame(
-    key: str, _messages: list[Message], _tokens: list[int], _labels: list[str]
-) -> dict[str, list[object]]:
-    return message_frame(_messages, _tokens, _labels)
+def _frame(key: str, _messages: list[Message], _tokens: list[int]) -> dict[str, list[object]]:
+    # The columns that do not depend on the config (previews cost ~0.1 s at 5,000 messages);
+    # the region column is added per run, so a slider move does not rebuild the previews.
+    return message_frame(_messages, _tokens, [""] * len(_messages))
+
+
+def _table(loaded: Loaded, settings: Settings, regions: compute.Regions) -> dict[str, list[object]]:
+    assert settings.config is not None
+    key = f"{loaded.content_hash}|{settings.config.counter}|{settings.config.model}"
+    base = _frame(key, loaded.messages, regions.tokens)
+    region: list[object] = list(region_column(regions.labels))
+    return {**base, "region": region}  # replaces the blank column, keeping the column order
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _chart(
+    key: str, _hover: list[str], _tokens: list[int], _labels: list[str], colors_by: str
+) -> go.Figure:
+    # Building 5,000 bars costs plotly ~0.1–0.3 s of validation; a figure is only read after
+    # (st.plotly_chart serialises a copy), so one per key is shared by every rerun.
+    return message_chart(_hover, _tokens, _labels, colors_by)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -67,21 +86,18 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
             f"{region.capitalize()} messages", regions.count(region), help=f"{tokens:,} tokens"
         )
     st.plotly_chart(budget_bar(head, middle, tail, config), key="budget_bar")
+    chart_key = f"{loaded.content_hash}|{config.counter}|{config.model}"
+    chart_key += f"|{regions.head_end}|{regions.tail_start}"  # the labels follow from the cut
+    hover = _hover_for(loaded, settings, regions)
     st.plotly_chart(
-        message_chart(
-            _hover_for(loaded, settings, regions), regions.tokens, regions.labels, "region"
-        ),
+        _chart(chart_key, hover, regions.tokens, regions.labels, "region"),
         key="message_chart",
         on_select=select_from_chart("message_chart"),
         selection_mode="points",
     )
     left, right = st.columns([3, 2])
     with left:
-        key = f"{loaded.content_hash}|{settings.config.counter}|{settings.config.model}|"
-        key += "".join(label[0] for label in regions.labels)
-        message_table(
-            _frame(key, loaded.messages, regions.tokens, regions.labels), key="message_table"
-        )
+        message_table(_table(loaded, settings, regions), key="message_table")
     with right:
         index = open_message_input(len(loaded.messages))
         render_message(
@@ -149,11 +165,10 @@ def render_final(loaded: Loaded, result: CompactionResult, settings: Settings, k
             f"({result.fallback_reason}); see Phase 3."
         )
     fates = [result.fates.get(i, "kept") for i in range(len(loaded.messages))]
-    tokens = compute.regions(loaded, settings).tokens
+    regions = compute.regions(loaded, settings)
+    hover = _hover_for(loaded, settings, regions)
     st.plotly_chart(
-        message_chart(
-            _hover_for(loaded, settings, compute.regions(loaded, settings)), tokens, fates, "fate"
-        ),
+        _chart(f"fates|{key}|{id(result)}", hover, regions.tokens, fates, "fate"),
         key="fate_chart",
         on_select=select_from_chart("fate_chart"),
         selection_mode="points",

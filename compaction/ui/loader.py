@@ -7,14 +7,18 @@ index), never a traceback; the import warnings are shown, not swallowed.
 
 from __future__ import annotations
 
+import importlib
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import streamlit as st
 
+from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
 from compaction.formats import load_conversations
 from compaction.formats.conversation import Conversation
 from compaction.samples import Sample, list_samples, load_sample
+from compaction.tokens import make_counter
 from compaction.ui.params import apply_sample_settings
 from compaction.ui.state import Loaded, get_loaded, make_loaded, set_loaded
 
@@ -84,14 +88,29 @@ def autoload_from_url() -> None:
     set_loaded(_from_conversation(conversation, f"sample:{sample.id}", sample.title))
 
 
+def _file_key(name: str, data: bytes) -> str:
+    return f"{name}|{len(data)}|{hash(data)}"
+
+
 def _parse_upload(name: str, data: bytes) -> list[Conversation]:
     cache: dict[str, Any] = st.session_state.setdefault("_upload_cache", {})
-    key = f"{name}|{len(data)}|{hash(data)}"
+    key = _file_key(name, data)
     if key not in cache:
         cache.clear()  # one parsed upload is kept, not every file ever dropped in
         cache[key] = load_conversations(data)
     conversations: list[Conversation] = cache[key]
     return conversations
+
+
+def _uploaded(conversations: list[Conversation], index: int, name: str, file_key: str) -> Loaded:
+    # The upload widget hands the file over on every rerun; hashing 5,000 messages again each time
+    # costs ~0.15 s, so the Loaded (with its content hash) is built once per file and pick.
+    cache: dict[str, Loaded] = st.session_state.setdefault("_upload_loaded", {})
+    key = f"{file_key}|{index}"
+    if key not in cache:
+        cache.clear()
+        cache[key] = _from_conversation(conversations[index], f"upload:{name}", None)
+    return cache[key]
 
 
 def _conversation_label(conversations: list[Conversation], index: int) -> str:
@@ -122,7 +141,7 @@ def _upload_tab() -> None:
             format_func=lambda i: _conversation_label(conversations, i),
             key="load_pick",
         )
-    loaded = _from_conversation(conversations[index], f"upload:{upload.name}", None)
+    loaded = _uploaded(conversations, index, upload.name, _file_key(upload.name, data))
     current = get_loaded()
     if current is None or current.content_hash != loaded.content_hash:
         set_loaded(loaded)
@@ -146,9 +165,33 @@ def _paste_clicked() -> None:
         )
 
 
+@st.cache_resource(show_spinner=False)
+def _warm_up() -> Future[None]:
+    """Load the default tokenizer and pandas once per server, in the background.
+
+    Both cost about a second on first use (tiktoken builds its BPE tables; st.dataframe imports
+    pandas). The page with nothing loaded starts them while the user picks a file, so the first
+    run with a conversation does not pay for them. make_counter is shared and locked, so a run
+    that needs the counter before the warm-up finishes simply waits for it.
+    """
+
+    def warm() -> None:
+        importlib.import_module("pandas")  # kept in sys.modules for st.dataframe
+
+        config = CompactionConfig()
+        make_counter(config.counter, config.model)
+
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="warm-up")
+    future = pool.submit(warm)
+    pool.shutdown(wait=False)
+    return future
+
+
 def render_loader() -> Loaded | None:
     """The Load panel; returns the loaded conversation (also kept in session state)."""
     loaded = get_loaded()
+    if loaded is None:
+        _warm_up()
     label = "Load a conversation" if loaded is None else f"Loaded: {loaded.title} — load another"
     with st.expander(label, expanded=loaded is None):
         sample_tab, upload_tab, paste_tab = st.tabs(["Sample", "Upload", "Paste JSON"])

@@ -43,7 +43,7 @@ def message_frame(
     """Columns of the overview table: one row per message, its region as a coloured square."""
     rows: dict[str, list[Any]] = {
         "#": list(range(len(messages))),
-        "region": [f"{REGION_EMOJI.get(label, '')} {label}" for label in labels],
+        "region": region_column(labels),
         "role": [str(m.get("role", "?")) for m in messages],
         "tokens": list(tokens),
         "preview": [preview(m) for m in messages],
@@ -53,6 +53,11 @@ def message_frame(
     if fates is not None:
         rows["fate"] = [FATE_LABELS.get(fates.get(i, "kept"), fates.get(i, "")) for i in rows["#"]]
     return rows
+
+
+def region_column(labels: Sequence[str]) -> list[str]:
+    """Each message's region (or part) as a coloured square and its name."""
+    return [f"{REGION_EMOJI.get(label, '')} {label}" for label in labels]
 
 
 def _select_from_table(key: str) -> None:
