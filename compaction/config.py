@@ -146,7 +146,9 @@ class CompactionConfig:
     def from_dict(cls, data: dict[str, Any]) -> CompactionConfig:
         """Build from `to_dict()` output or any mapping of field names (derived keys ignored)."""
         names = {f.name for f in fields(cls) if f.name != "extra"}
-        unknown = set(data) - names - {"threshold_tokens", "tail_budget_tokens", "tail_soft_ceiling"}
+        unknown = (
+            set(data) - names - {"threshold_tokens", "tail_budget_tokens", "tail_soft_ceiling"}
+        )
         if unknown:
             raise ConfigError(f"unknown config field(s): {', '.join(sorted(unknown))}")
         return cls(**{k: v for k, v in data.items() if k in names})

@@ -25,6 +25,8 @@ _ERROR_LINE = re.compile(
     r")"
 )
 _NAMED_FAILURE = re.compile(r"(?:Error|Exception)\b|FAILED")
+# pytest prefixes the lines of a failure's explanation with "E   ": the error is what follows.
+_PYTEST_PREFIX = re.compile(r"^[ \t]*E[ \t]{2,}")
 
 
 def collapse(text: str) -> str:
@@ -49,7 +51,7 @@ def error_lines(text: str) -> list[str]:
         line_end = text.find("\n", hit.end())
         if line_end < 0:
             line_end = len(text)
-        line = text[start:line_end].rstrip("\r")
+        line = _PYTEST_PREFIX.sub("", text[start:line_end].rstrip("\r"), count=1)
         if not _ERROR_LINE.fullmatch(line):
             continue
         collapsed = collapse(line)

@@ -68,8 +68,10 @@ _SUMMARY_LINE = re.compile(r"^\[[^\]\n]{1,80}\] [^\n]*$")
 _EXIT_JSON = re.compile(r'"exit_code"\s*:\s*(-?\d+)')
 _EXIT_TEXT = re.compile(r"(?im)\bexit (?:code|status)\b[:=]?\s*(-?\d+)")
 _FAILURE_LINE = re.compile(r"(?im)^.*(?:error|exception|traceback|failed|fatal).*$")
+# An optional "E   " is pytest's prefix for the lines explaining a failure.
 _EXCEPTION_LINE = re.compile(
-    r"(?m)^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b:?.*$"
+    r"(?m)^[ \t]*(?:E[ \t]{2,})?"
+    r"((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b:?.*)$"
 )
 _TOTAL_COUNT = re.compile(r'"total_count"\s*:\s*(\d+)')
 _APPLY_PATCH_FILE = re.compile(r"\*\*\* (?:Update|Add|Delete) File: (\S+)")

@@ -367,3 +367,13 @@ def test_already_pruned_content_is_recognised() -> None:
     assert is_already_pruned(one_liner)
     assert not is_already_pruned("[INFO] starting\nreal output\nmore")
     assert not is_already_pruned("plain text output")
+
+
+def test_pytest_failure_explanations_are_quoted_without_their_prefix() -> None:
+    output = (
+        "tests/test_x.py F\n>       assert parse('abc')\n"
+        "E       ValueError: invalid literal for int() with base 10: 'abc'\n"
+        "1 failed in 0.12s\nexit code 1"
+    )
+    line = summarize_tool_output("terminal", {"command": "pytest -x"}, output)
+    assert line.endswith(" — ValueError: invalid literal for int() with base 10: 'abc'")
