@@ -34,6 +34,9 @@ def settings_text(row: Row, parameters: Sequence[str]) -> str:
         f"{html.escape(name)} = {html.escape(str(row[name]))}" for name in parameters
     )
     validity = "" if row.get("valid", True) else "<br>⚠ a provider would reject it"
+    if row.get("skipped"):
+        # A skipped run saves nothing and so loses nothing: say why it sits at (0 %, 100 %).
+        validity += f"<br>skipped in {row['skipped']} conversation(s): nothing to compress"
     return (
         f"point {row['point']}<br>{settings}<br>"
         f"savings {float(row['savings_pct']):.1f}% · recall {float(row['recall']) * 100:.1f}%<br>"

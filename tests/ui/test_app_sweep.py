@@ -123,3 +123,24 @@ def test_llm_sweep_asks_before_spending(llm_server: LLMServer) -> None:
     assert llm_server.requests, "the confirmed sweep called the model"
     assert all(r.model == "test-model" for r in llm_server.requests)
     assert len(at.get("plotly_chart")) == 3
+
+
+def test_readme_walkthrough_recommends_what_the_readme_says() -> None:
+    # README "Tune your agent in five minutes": the sample loaded, summary minimum 500, the
+    # default 4 × 3 grid at a 64,000-token base window, savings target 80%.
+    at = _sweep_page(sample="fix-failing-tests", p_summary_min_tokens="500")
+    assert at.toggle(key="sweep_use_loaded").value is True
+    assert "**12 point(s)** per session" in [str(c.value) for c in at.caption]
+    at.number_input(key="sweep_context_length").set_value(64_000)
+    at.toggle(key="sweep_save").set_value(False)
+    at.run()
+    click(at, "sweep_run")
+    at.slider(key="sweep_target").set_value(80)
+    at.run()
+    success = " ".join(str(s.value) for s in at.success)
+    assert "tail_token_ratio=0.1, summary_ratio=0.3" in success
+    assert "saves 90.4%, probe recall 47.0%" in success
+    assert (
+        "CompactionConfig(context_length=64000, tail_token_ratio=0.1, summary_ratio=0.3, "
+        "summary_min_tokens=500)" in _codes(at)
+    )
