@@ -235,6 +235,10 @@ class LLMSummarizer:
             kwargs["api_base"] = self.api_base
         if self._api_key:
             kwargs["api_key"] = self._api_key
+        elif self.api_base and model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+            # Local OpenAI-compatible servers (vLLM, llama.cpp, Ollama...) take no key, but the
+            # OpenAI SDK refuses to send a request without one.
+            kwargs["api_key"] = "no-key-needed"
         if self.temperature is not None:
             kwargs["temperature"] = self.temperature
         if self.max_tokens is not None:

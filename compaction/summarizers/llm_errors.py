@@ -44,6 +44,9 @@ _MODEL_MISSING = re.compile(
 )
 
 
+_MISSING_KEY = re.compile(r"Missing credentials|api_key client option must be set|No API key", re.I)
+
+
 def _class_names(exc: BaseException) -> list[str]:
     return [cls.__name__ for cls in type(exc).__mro__]
 
@@ -55,6 +58,9 @@ def classify_error(exc: BaseException) -> str:
     message = str(exc)
     if UNAVAILABLE_CLASSES.intersection(names) or status == 404:
         return "unavailable"
+    if _MISSING_KEY.search(message):
+        # The SDK reports a missing key as a server error; no retry can fix configuration.
+        return "failed"
     if names[0] in FAILED_CLASSES or status in (400, 401, 403, 422):
         return "unavailable" if _MODEL_MISSING.search(message) else "failed"
     if TRANSIENT_CLASSES.intersection(names):

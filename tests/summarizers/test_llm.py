@@ -465,3 +465,21 @@ def test_an_error_in_the_token_callback_is_not_a_model_failure(llm_server: LLMSe
     with pytest.raises(KeyError, match="ui state gone"):
         llm.summarize(make_request(), on_token=broken)
     assert not llm.cooldown_active()
+
+
+def test_a_missing_key_is_a_failure_not_a_transient_error() -> None:
+    # The OpenAI SDK reports a missing key as a 500-class error; a cooldown cannot fix it.
+    class InternalServerError(Exception):
+        status_code = 500
+
+    error = InternalServerError("OpenAIException - Missing credentials. Please pass an `api_key`")
+    assert classify_error(error) == "failed"
+
+
+def test_a_local_server_needs_no_key(
+    llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    summarizer = LLMSummarizer("openai/local", api_base=llm_server.base_url, timeout=10)
+    assert "## Active Task" in summarizer.summarize(make_request())
+    assert len(llm_server.requests) == 1
