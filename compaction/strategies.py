@@ -85,7 +85,17 @@ def config_for_target(target_tokens: int, base: CompactionConfig | None = None) 
     """
     base = base if base is not None else CompactionConfig()
     context_length = max(1_000, math.ceil(target_tokens / base.threshold_ratio))
-    return base.replace(context_length=context_length)
+    # The summary must fit the target too: head + summary + tail should land near it. The tail
+    # may take up to 30% of it (20% budget x 1.5 soft ceiling), the summary up to 40%; a fixed
+    # 2,000-token minimum summary would overshoot every small target, so the clamp scales down.
+    cap = max(100, int(target_tokens * 0.4))
+    summary_min = min(base.summary_min_tokens, cap)
+    summary_max = max(summary_min, min(base.summary_max_tokens, cap))
+    return base.replace(
+        context_length=context_length,
+        summary_min_tokens=summary_min,
+        summary_max_tokens=summary_max,
+    )
 
 
 def prune_only(

@@ -159,3 +159,11 @@ def test_probe_recall_ranks_the_baselines() -> None:
     assert recalls["prune-only"].categories["errors"].ratio == 1.0
     assert recalls["head-tail"].categories["errors"].ratio < 0.5
     assert recalls["head-tail"].categories["latest_request"].ratio == 1.0
+
+
+def test_config_for_target_scales_the_summary_clamp_down_with_small_targets() -> None:
+    small = config_for_target(3_000)
+    assert small.threshold_tokens == 3_000
+    assert small.summary_min_tokens == 1_200 and small.summary_max_tokens == 1_200
+    large = config_for_target(100_000)
+    assert (large.summary_min_tokens, large.summary_max_tokens) == (2_000, 8_000)
