@@ -11,8 +11,7 @@ themselves, and a second compaction of the same session only replays them (extra
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from compaction.messages import parse_arguments
 from compaction.probe_patterns import collapse, cut, error_lines, identifiers
@@ -51,8 +50,7 @@ def _identifiers(text: str, prose: bool) -> Identifiers:
     return tuple((identifier_kind(v), v) for v in identifiers(text if prose else readable(text)))
 
 
-@dataclass(frozen=True, slots=True)
-class UserFacts:
+class UserFacts(NamedTuple):
     text: str  # the user's words, injected reminders removed
     blank: bool
     constraints: tuple[str, ...]
@@ -93,8 +91,7 @@ def _user_facts(content: str) -> UserFacts:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class ProseFacts:
+class ProseFacts(NamedTuple):
     """An assistant message's text."""
 
     blank: bool
@@ -122,8 +119,7 @@ def _prose_facts(text: str) -> ProseFacts:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class NoticeFacts:
+class NoticeFacts(NamedTuple):
     """A system row inside the turns: agents such as Aider report edits and commits there."""
 
     edited: tuple[str, ...]
@@ -145,8 +141,7 @@ def _notice_facts(text: str) -> NoticeFacts:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class CallFacts:
+class CallFacts(NamedTuple):
     """One tool call with its output (or none yet) and Phase 1's line for it."""
 
     kind: str | None

@@ -11,8 +11,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from compaction.probe_patterns import cut
 
@@ -88,8 +87,7 @@ class StateTracker:
         return state
 
 
-@dataclass(frozen=True, slots=True)
-class CommandEffect:
+class CommandEffect(NamedTuple):
     """What one command and its output say about the working directory, branch, last commit
     and last test run (None: nothing). A pure function of the strings, so it can be cached."""
 

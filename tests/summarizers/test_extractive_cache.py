@@ -81,7 +81,7 @@ def test_cached_and_cold_runs_agree_after_runs_that_rewrite_items() -> None:
     summarizer.summarize(request_for(turns, budget=1_500, previous=focused))
     warm = summarizer.summarize(request_for(turns, budget=1_500))
     assert warm == cold
-    assert "failed: `FAILED tests/billing/test_3.py`" in warm
+    assert "`FAILED tests/billing/test_3.py`" in warm
 
 
 def test_fact_cache_is_bounded_and_evicts_the_least_recently_used() -> None:
