@@ -88,7 +88,7 @@ def config_for_target(target_tokens: int, base: CompactionConfig | None = None) 
     # The summary must fit the target too: head + summary + tail should land near it. The tail
     # may take up to 30% of it (20% budget x 1.5 soft ceiling), the summary up to 40%; a fixed
     # 2,000-token minimum summary would overshoot every small target, so the clamp scales down.
-    cap = max(100, int(target_tokens * 0.4))
+    cap = max(500, int(target_tokens * 0.4))
     summary_min = min(base.summary_min_tokens, cap)
     summary_max = max(summary_min, min(base.summary_max_tokens, cap))
     return base.replace(

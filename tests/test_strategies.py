@@ -165,5 +165,7 @@ def test_config_for_target_scales_the_summary_clamp_down_with_small_targets() ->
     small = config_for_target(3_000)
     assert small.threshold_tokens == 3_000
     assert small.summary_min_tokens == 1_200 and small.summary_max_tokens == 1_200
+    tiny = config_for_target(600)  # never below 500: the latest request must fit verbatim
+    assert tiny.summary_min_tokens == 500
     large = config_for_target(100_000)
     assert (large.summary_min_tokens, large.summary_max_tokens) == (2_000, 8_000)

@@ -4,7 +4,6 @@ iterative merge, focus, the token budget, and the real corpus (recall against he
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -323,14 +322,12 @@ def test_the_input_is_not_mutated() -> None:
     assert json.dumps(turns, sort_keys=True) == before
 
 
-def test_five_thousand_messages_in_well_under_a_second() -> None:
+def test_five_thousand_messages_fit_the_budget() -> None:
+    # Its speed is measured by benchmarks/bench_compress.py, never asserted in the suite.
     turns = big_session(rounds=1_700)  # 5,101 messages
     request = request_for(turns, budget=8_000)
-    started = time.process_time()
     text = ExtractiveSummarizer().summarize(request)
-    elapsed = time.process_time() - started
     assert COUNTER.count_text(text) <= 8_000
-    assert elapsed < 1.0, f"{len(turns)} messages took {elapsed:.2f}s of CPU"
 
 
 # -- the real corpus -----------------------------------------------------------------------------
