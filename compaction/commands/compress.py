@@ -10,17 +10,16 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 
-from compaction.commands.convert import write_atomically
+from compaction.commands.common import fail, parse_settings, source_options, write_atomically
 from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
 from compaction.formats import (
     EXPORT_FORMATS,
-    FORMATS,
     Conversation,
     dump_conversation,
     load_for_cli,
@@ -30,29 +29,6 @@ from compaction.regions import plan_regions
 from compaction.tokens import make_counter
 
 API_KEY_VARIABLE = "COMPACTION_API_KEY"
-
-
-def fail(message: str) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
-    raise SystemExit(2)
-
-
-def parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """`--set field=value` pairs, values parsed as JSON where they can be (numbers, strings)."""
-    settings: dict[str, Any] = {}
-    names = set(CompactionConfig.field_names())
-    for pair in pairs:
-        name, separator, raw = pair.partition("=")
-        name = name.strip()
-        if not separator or name not in names:
-            fail(
-                f"--set {pair!r}: expected FIELD=VALUE with FIELD one of {', '.join(sorted(names))}"
-            )
-        try:
-            settings[name] = json.loads(raw)
-        except ValueError:
-            settings[name] = raw.strip()
-    return settings
 
 
 def build_config(
@@ -109,24 +85,10 @@ def config_options(function: Any) -> Any:
             metavar="FIELD=VALUE",
             help="Any other CompactionConfig field; repeatable.",
         ),
-        click.option(
-            "--from",
-            "source_format",
-            type=click.Choice(["auto", *FORMATS]),
-            default="auto",
-            show_default=True,
-            help="Input format.",
-        ),
-        click.option(
-            "--index",
-            type=int,
-            default=None,
-            help="Which conversation of a multi-conversation file.",
-        ),
     ]
     for option in reversed(options):
         function = option(function)
-    return function
+    return source_options(function)
 
 
 @click.command("compress")

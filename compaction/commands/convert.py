@@ -7,32 +7,13 @@ is written to a temporary file beside it and renamed, so a failed run never leav
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import click
 
+from compaction.commands.common import fail, source_options, write_atomically
 from compaction.errors import CompactionError
-from compaction.formats import EXPORT_FORMATS, FORMATS, dump_conversation, load_for_cli
-
-
-def _fail(message: str) -> None:
-    click.echo(f"error: {message}", err=True)
-    raise SystemExit(2)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file in the same folder, then rename."""
-    folder = path.parent if str(path.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+from compaction.formats import EXPORT_FORMATS, dump_conversation, load_for_cli
 
 
 @click.command("convert")
@@ -47,17 +28,7 @@ def write_atomically(path: Path, text: str) -> None:
     default=None,
     help="Write here instead of standard output.",
 )
-@click.option(
-    "--from",
-    "source_format",
-    type=click.Choice(["auto", *FORMATS]),
-    default="auto",
-    show_default=True,
-    help="Input format (detected from the content by default).",
-)
-@click.option(
-    "--index", type=int, default=None, help="Which conversation of a multi-conversation file."
-)
+@source_options
 def convert(
     input_path: Path, target: str, output: Path | None, source_format: str, index: int | None
 ) -> None:
@@ -65,7 +36,7 @@ def convert(
     try:
         conversation = load_for_cli(input_path, source_format, index)
     except CompactionError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     for warning in conversation.warnings:
         click.echo(f"warning: {warning}", err=True)
@@ -78,7 +49,7 @@ def convert(
     try:
         write_atomically(output, text + "\n")
     except OSError as exc:
-        _fail(f"{output}: cannot write: {exc.strerror or exc}")
+        fail(f"{output}: cannot write: {exc.strerror or exc}")
     click.echo(
         f"{conversation.format} → {target}: {len(conversation.messages)} messages written to "
         f"{output}",

@@ -11,10 +11,11 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 
+from compaction.commands.common import fail
 from compaction.errors import HistoryError
 from compaction.history import Comparison, History, RunRow
 
@@ -38,18 +39,13 @@ def save_run(
         )
 
 
-def _fail(message: str) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
-    raise SystemExit(2)
-
-
 @contextmanager
 def _open(ctx: click.Context) -> Iterator[History]:
     try:
         with History(ctx.obj) as history:
             yield history
     except HistoryError as exc:
-        _fail(str(exc))
+        fail(str(exc))
 
 
 def _echo_json(value: Any) -> None:
@@ -207,7 +203,7 @@ def export_command(ctx: click.Context, run_id: int, output: Path | None) -> None
     try:
         output.write_text(text, encoding="utf-8")
     except OSError as exc:
-        _fail(f"cannot write {output}: {exc.strerror or exc}")
+        fail(f"cannot write {output}: {exc.strerror or exc}")
     click.echo(f"exported run {run_id} to {output}", err=True)
 
 
@@ -219,9 +215,9 @@ def import_command(ctx: click.Context, bundle_path: Path) -> None:
     try:
         bundle = json.loads(bundle_path.read_text(encoding="utf-8"))
     except OSError as exc:
-        _fail(f"cannot read {bundle_path}: {exc.strerror or exc}")
+        fail(f"cannot read {bundle_path}: {exc.strerror or exc}")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        _fail(f"{bundle_path}: not a JSON run bundle ({exc})")
+        fail(f"{bundle_path}: not a JSON run bundle ({exc})")
     with _open(ctx) as history:
         try:
             run_id = history.import_bundle(bundle)

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import click
 
+from compaction.commands.common import source_options
 from compaction.config import CompactionConfig
 from compaction.drift import drift
 from compaction.errors import CompactionError
-from compaction.formats import FORMATS, load_for_cli
+from compaction.formats import load_for_cli
 from compaction.timeline import OUTCOMES, Timeline, TimelineEvent, simulate
 
 
@@ -74,23 +75,13 @@ def closing_line(timeline: Timeline) -> str:
     help="Compact when the context reaches this share of the window [default: 0.5].",
 )
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the timeline.")
-@click.option(
-    "--from",
-    "fmt",
-    type=click.Choice(["auto", *FORMATS]),
-    default="auto",
-    show_default=True,
-    help="Input format (detected from the content by default).",
-)
-@click.option(
-    "--index", type=int, default=None, help="Which conversation of a multi-conversation file."
-)
+@source_options
 def simulate_command(
     input_path: str,
     context_length: int | None,
     threshold: float | None,
     json_out: str | None,
-    fmt: str,
+    source_format: str,
     index: int | None,
 ) -> None:
     """Replay INPUT message by message with automatic compaction at the threshold."""
@@ -101,7 +92,7 @@ def simulate_command(
         if threshold is not None:
             overrides["threshold_ratio"] = threshold
         config = CompactionConfig().replace(**overrides)
-        conversation = load_for_cli(input_path, fmt, index)
+        conversation = load_for_cli(input_path, source_format, index)
         timeline = simulate(conversation, config)
     except CompactionError as exc:
         click.echo(f"Error: {exc}", err=True)

@@ -15,10 +15,11 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 
+from compaction.commands.common import fail, parse_settings
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
 from compaction.formats import FORMATS, Conversation, load_conversations
@@ -27,26 +28,6 @@ from compaction.sweep_frontier import recommendation_snippets
 from compaction.sweep_grid import grid_configs, parse_grid
 
 API_KEY_VARIABLE = "COMPACTION_API_KEY"
-
-
-def fail(message: str) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
-    raise SystemExit(2)
-
-
-def _settings(pairs: tuple[str, ...]) -> dict[str, Any]:
-    values: dict[str, Any] = {}
-    names = CompactionConfig.field_names()
-    for pair in pairs:
-        name, separator, raw = pair.partition("=")
-        name = name.strip()
-        if not separator or name not in names:
-            fail(f"--set {pair!r}: expected FIELD=VALUE with FIELD one of {', '.join(names)}")
-        try:
-            values[name] = json.loads(raw)
-        except ValueError:
-            values[name] = raw.strip()
-    return values
 
 
 def _load(paths: tuple[Path, ...], fmt: str, index: int | None, limit: int | None) -> list[Any]:
@@ -196,7 +177,7 @@ def sweep_command(
     """
     from compaction.summarizers.factory import make_summarizer
 
-    values = _settings(settings)
+    values = parse_settings(settings)
     if context_length is not None:
         values["context_length"] = context_length
     if model:

@@ -12,8 +12,9 @@ from typing import Any
 
 import click
 
+from compaction.commands.common import source_options
 from compaction.errors import CompactionError
-from compaction.formats import FORMATS, load_for_cli
+from compaction.formats import load_for_cli
 from compaction.validate import PROVIDERS, errors, validate
 
 _KNOWN_ROLES = ("system", "developer", "user", "assistant", "tool")
@@ -43,7 +44,7 @@ def _canonical(data: Any) -> list[Any] | None:
     return data
 
 
-def _load_messages(path: str, fmt: str, index: int | None) -> tuple[list[Any], str]:
+def _load_messages(path: str, source_format: str, index: int | None) -> tuple[list[Any], str]:
     """(messages, how they were read); raises CompactionError when the input cannot be used."""
     source = Path(path)
     try:
@@ -52,14 +53,14 @@ def _load_messages(path: str, fmt: str, index: int | None) -> tuple[list[Any], s
         raise CompactionError(f"{path}: cannot read the file ({exc.strerror or exc})") from exc
     except UnicodeDecodeError as exc:
         raise CompactionError(f"{path}: not UTF-8 text ({exc.reason})") from exc
-    if fmt in ("auto", "openai") and index is None:
+    if source_format in ("auto", "openai") and index is None:
         try:
             canonical = _canonical(json.loads(text))
         except (ValueError, RecursionError):
             canonical = None
         if canonical is not None:
             return canonical, "canonical messages, as written"
-    conversation = load_for_cli(path, fmt, index)
+    conversation = load_for_cli(path, source_format, index)
     return conversation.messages, f"imported as {conversation.format}"
 
 
@@ -72,21 +73,16 @@ def _load_messages(path: str, fmt: str, index: int | None) -> tuple[list[Any], s
     show_default=True,
     help="Whose request rules to check.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["auto", *FORMATS]),
-    default="auto",
-    show_default=True,
-    help="Input format (detected from the content by default).",
-)
-@click.option(
-    "--index", type=int, default=None, help="Which conversation of a multi-conversation file."
-)
+@source_options
 @click.option("--json", "as_json", is_flag=True, help="Print the problems as JSON.")
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")
 def validate_command(
-    input_path: str, provider: str, fmt: str, index: int | None, as_json: bool, strict: bool
+    input_path: str,
+    provider: str,
+    source_format: str,
+    index: int | None,
+    as_json: bool,
+    strict: bool,
 ) -> None:
     """Check INPUT against a provider's rules for tool calls, roles and contents.
 
@@ -94,7 +90,7 @@ def validate_command(
     imported first (and so checked as the engine would receive it).
     """
     try:
-        messages, how = _load_messages(input_path, fmt, index)
+        messages, how = _load_messages(input_path, source_format, index)
     except CompactionError as exc:
         click.echo(f"Error: {exc}", err=True)
         raise SystemExit(2) from exc
