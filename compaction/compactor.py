@@ -17,14 +17,18 @@ from compaction.phases.assemble import assemble
 from compaction.phases.boundaries import boundaries_phase
 from compaction.phases.cleanup import cleanup
 from compaction.phases.prune import counts_after, prune
-from compaction.phases.summarize import summarize_phase
-from compaction.result import FATE_ORDER, KEPT, CompactionResult, PhaseResult
+from compaction.phases.summarize import SummaryOutcome, summarize_phase
+from compaction.result import FATE_ORDER, KEPT, CompactionResult, OrphanFix, PhaseResult
 from compaction.summarizers.base import OnToken, Summarizer
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.tokens import TokenCounter, make_counter
 
 INEFFECTIVE_REASON = "ineffective compression — consider starting a new session (/new)"
 NOTHING_TO_COMPRESS = "nothing to compress"
+PRUNE_ONLY_NOTE = (
+    "After Phase 1 everything past the head fits the tail budget: nothing is left to summarise, "
+    "so the pruned conversation is the result."
+)
 NEW_SESSION_SUGGESTION = (
     "Compaction keeps freeing little context: consider starting a new session (/new)."
 )
@@ -92,6 +96,16 @@ class Compactor:
         bounds_phase, bounds = boundaries_phase(pruned.messages, pruned_tokens, config)
         bounds_phase.tokens_before = bounds_phase.tokens_after = pruned.tokens_after
         if bounds.tail_start <= bounds.head_end:
+            if pruned.fates:
+                # Phase 1 shrank the old outputs so far that everything after the head now fits
+                # the tail budget: nothing is left to summarise, but the pruning is real savings.
+                # (Skipping here would make a smaller tail budget compact *less*.)
+                cleaned, fixes = cleanup(pruned.messages, pruned.origins, config.orphan_strategy)
+                cleaned.tokens_before = pruned.tokens_after
+                cleaned.tokens_after = self.counter.count_messages(cleaned.messages)
+                cleaned.details["note"] = PRUNE_ONLY_NOTE
+                phases = [pruned, bounds_phase, cleaned]
+                return self._finish(checked, phases, cleaned, fixes, tokens_before, None, base)
             # Nothing to summarise, but orphans in the input would still break the provider:
             # Phase 5 runs on the unpruned messages so the output is always sendable.
             cleaned, fixes = cleanup(checked, list(range(len(checked))), config.orphan_strategy)
@@ -140,17 +154,30 @@ class Compactor:
         cleaned.tokens_before = assembled.tokens_after
         cleaned.tokens_after = self.counter.count_messages(cleaned.messages)
         phases = [pruned, bounds_phase, summary_phase, assembled, cleaned]
+        if outcome.summary is not None:
+            self.previous_summary = outcome.text
+        return self._finish(checked, phases, cleaned, fixes, tokens_before, outcome, base)
 
+    def _finish(
+        self,
+        checked: list[Message],
+        phases: list[PhaseResult],
+        cleaned: PhaseResult,
+        fixes: list[OrphanFix],
+        tokens_before: int,
+        outcome: SummaryOutcome | None,
+        base: dict[str, Any],
+    ) -> CompactionResult:
+        """Savings, the anti-thrash count and the result, for every compaction that ran."""
+        config = self.config
         tokens_after = cleaned.tokens_after
         savings = (tokens_before - tokens_after) / tokens_before * 100 if tokens_before else 0.0
-        if savings < config.ineffective_savings_pct:
-            self.ineffective_count += 1
-        else:
-            self.ineffective_count = 0
+        ineffective = savings < config.ineffective_savings_pct
+        self.ineffective_count = self.ineffective_count + 1 if ineffective else 0
         cleaned.details.update(
             {
                 "savings_pct": round(savings, 2),
-                "ineffective": savings < config.ineffective_savings_pct,
+                "ineffective": ineffective,
                 "ineffective_count": self.ineffective_count,
                 "max_ineffective": config.max_ineffective,
             }
@@ -158,21 +185,20 @@ class Compactor:
         suggestion = (
             NEW_SESSION_SUGGESTION if self.ineffective_count >= config.max_ineffective else None
         )
-        if outcome.summary is not None:
-            self.previous_summary = outcome.text
+        summary_details = phases[2].details if len(phases) == 5 else {}
         return CompactionResult(
             messages=cleaned.messages,
             phases=phases,
             tokens_before=tokens_before,
             tokens_after=tokens_after,
-            summary=outcome.summary,
+            summary=outcome.summary if outcome else None,
             orphan_fixes=fixes,
-            fallback_used=outcome.fallback_used,
-            fallback_reason=outcome.fallback_reason,
+            fallback_used=outcome.fallback_used if outcome else None,
+            fallback_reason=outcome.fallback_reason if outcome else None,
             fates=final_fates(len(checked), phases),
             ineffective_count=self.ineffective_count,
             suggestion=suggestion,
-            iterative=bool(summary_phase.details.get("iterative")),
+            iterative=bool(summary_details.get("iterative")),
             **base,
         )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -230,3 +231,20 @@ def test_repairs_are_reported_and_invalid_input_rejected() -> None:
     with pytest.raises(InvalidConversationError) as info:
         compress([*messages, {"role": "robot", "content": "x"}], CONFIG)
     assert info.value.index == len(messages)
+
+
+def test_when_pruning_alone_fits_the_tail_the_pruned_conversation_is_the_result() -> None:
+    # A small tail budget prunes more, and the one-liners then all fit the tail: the result is
+    # Phase 1's work, not a skip (a smaller tail must never compact less than a larger one).
+    from compaction import load_conversation
+
+    root = Path(__file__).resolve().parents[2]
+    messages = load_conversation(
+        root / "sample_sessions" / "fix-failing-tests.openai.json"
+    ).messages
+    small_tail = compress(messages, CompactionConfig(tail_token_ratio=0.1))
+    assert not small_tail.skipped
+    assert [p.name for p in small_tail.phases] == ["prune", "boundaries", "cleanup"]
+    assert small_tail.summary is None
+    assert small_tail.tokens_after < small_tail.tokens_before * 0.5
+    assert small_tail.phase("cleanup").details["note"].startswith("After Phase 1")
