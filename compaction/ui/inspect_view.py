@@ -15,7 +15,8 @@ from compaction.formats import dump_conversation
 from compaction.messages import Message
 from compaction.result import CompactionResult
 from compaction.ui import compute, nav
-from compaction.ui.charts import budget_bar, hover_texts, message_chart
+from compaction.ui.binning import bin_size
+from compaction.ui.charts import budget_bar, grouping_caption, hover_texts, message_chart
 from compaction.ui.message_views import (
     call_index,
     message_frame,
@@ -53,11 +54,38 @@ def _table(loaded: Loaded, settings: Settings, regions: compute.Regions) -> dict
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _chart(
-    key: str, _hover: list[str], _tokens: list[int], _labels: list[str], colors_by: str
+    key: str,
+    hover_key: str,
+    _messages: list[Message],
+    _tokens: list[int],
+    _labels: list[str],
+    colors_by: str,
 ) -> go.Figure:
     # Building 5,000 bars costs plotly ~0.1–0.3 s of validation; a figure is only read after
     # (st.plotly_chart serialises a copy), so one per key is shared by every rerun.
-    return message_chart(_hover, _tokens, _labels, colors_by)
+    grouped = bin_size(len(_messages)) > 1
+    # A grouped chart has its own hover per bar: the per-message previews are not needed.
+    hover = [] if grouped else _hover(hover_key, _messages, _tokens)
+    roles = [str(message.get("role", "?")) for message in _messages]
+    return message_chart(hover, _tokens, _labels, colors_by, roles)
+
+
+def _message_chart(
+    chart_key: str,
+    loaded: Loaded,
+    settings: Settings,
+    regions: compute.Regions,
+    labels: list[str],
+    colors_by: str,
+    key: str,
+) -> None:
+    """A per-message chart (grouped above the bar limit) whose clicked bar opens a message."""
+    assert settings.config is not None
+    hover_key = f"{loaded.content_hash}|{settings.config.counter}|{settings.config.model}"
+    figure = _chart(chart_key, hover_key, loaded.messages, regions.tokens, labels, colors_by)
+    st.plotly_chart(figure, key=key, on_select=select_from_chart(key), selection_mode="points")
+    if caption := grouping_caption(len(loaded.messages), colors_by):
+        st.caption(caption)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -88,13 +116,7 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
     st.plotly_chart(budget_bar(head, middle, tail, config), key="budget_bar")
     chart_key = f"{loaded.content_hash}|{config.counter}|{config.model}"
     chart_key += f"|{regions.head_end}|{regions.tail_start}"  # the labels follow from the cut
-    hover = _hover_for(loaded, settings, regions)
-    st.plotly_chart(
-        _chart(chart_key, hover, regions.tokens, regions.labels, "region"),
-        key="message_chart",
-        on_select=select_from_chart("message_chart"),
-        selection_mode="points",
-    )
+    _message_chart(chart_key, loaded, settings, regions, regions.labels, "region", "message_chart")
     left, right = st.columns([3, 2])
     with left:
         message_table(_table(loaded, settings, regions), key="message_table")
@@ -107,12 +129,6 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
             _calls(loaded.content_hash, loaded.messages),
         )
     return regions
-
-
-def _hover_for(loaded: Loaded, settings: Settings, regions: compute.Regions) -> list[str]:
-    assert settings.config is not None
-    key = f"{loaded.content_hash}|{settings.config.counter}|{settings.config.model}"
-    return _hover(key, loaded.messages, regions.tokens)
 
 
 def run_llm_now(loaded: Loaded, settings: Settings) -> CompactionResult | None:
@@ -166,13 +182,8 @@ def render_final(loaded: Loaded, result: CompactionResult, settings: Settings, k
         )
     fates = [result.fates.get(i, "kept") for i in range(len(loaded.messages))]
     regions = compute.regions(loaded, settings)
-    hover = _hover_for(loaded, settings, regions)
-    st.plotly_chart(
-        _chart(f"fates|{key}|{id(result)}", hover, regions.tokens, fates, "fate"),
-        key="fate_chart",
-        on_select=select_from_chart("fate_chart"),
-        selection_mode="points",
-    )
+    chart_key = f"fates|{key}|{id(result)}"
+    _message_chart(chart_key, loaded, settings, regions, fates, "fate", "fate_chart")
     counts: dict[str, int] = {}
     for fate in fates:
         counts[fate] = counts.get(fate, 0) + 1
