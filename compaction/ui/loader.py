@@ -145,6 +145,9 @@ def _upload_tab() -> None:
     current = get_loaded()
     if current is None or current.content_hash != loaded.content_hash:
         set_loaded(loaded)
+        # The expander around this tab was labelled (and opened) before the upload was read:
+        # one rerun, before the page draws anything heavy, shows "Loaded: …" and folds it.
+        st.rerun()
 
 
 def _paste_clicked() -> None:

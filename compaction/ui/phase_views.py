@@ -153,6 +153,30 @@ def _boundaries_view(
         st.caption(f"Latest user message: #{d['last_user_index']} (always kept verbatim).")
 
 
+_BULLETS = ("- ", "* ", "• ")
+
+
+def section_lines(body: str) -> list[str]:
+    """A section body as display lines: each list item once with "• ", however many markers.
+
+    The summariser writes items as "- text", and the text itself may start with "- " (a user's
+    list quoted verbatim); all leading markers collapse into one bullet. Other lines (prose,
+    continuation lines) are kept as they are; blank lines are dropped.
+    """
+    lines: list[str] = []
+    for raw in body.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        bulleted = False
+        while line.startswith(_BULLETS) or line in ("-", "*", "•"):
+            line = line[2:].lstrip() if len(line) > 1 else ""
+            bulleted = True
+        if line:  # a bare marker is an empty item: nothing to show
+            lines.append(f"• {line}" if bulleted else line)
+    return lines
+
+
 def render_summary_cards(summary: Summary | None) -> None:
     """The 13 sections as cards, in order, empty ones marked."""
     if summary is None:
@@ -170,7 +194,9 @@ def render_summary_cards(summary: Summary | None) -> None:
             if empty:
                 st.caption("None.")
             else:
-                st.markdown(summary.sections[name])
+                # Plain text, never markdown: sections quote the conversation (untrusted), and
+                # a quoted "- item" under the section's own "- " renders as a nested bullet.
+                st.text("\n".join(section_lines(summary.sections[name])))
 
 
 def _summarize_view(

@@ -58,6 +58,8 @@ def test_multi_conversation_upload_offers_a_picker() -> None:
     at.run()
     picker = at.selectbox(key="load_pick")
     assert len(picker.options) == 2
+    # The run that stored the upload reran once, so the loader already says what is loaded.
+    assert at.expander[0].label == "Loaded: first question — load another"
     picker.set_value(1)
     at.run()
     assert not at.exception
