@@ -135,3 +135,23 @@ def test_open_message_shows_tool_calls_with_arguments() -> None:
     at.run()
     assert any("tool call" in str(c.value) for c in at.caption)
     assert any(code.language == "json" for code in at.code)
+
+
+def test_phase_token_counts_chain_and_match_the_library() -> None:
+    """Each phase starts where the previous one ended, with the library's PhaseResult numbers."""
+    at = open_app(sample="fix-failing-tests")
+    expected = library_result("fix-failing-tests")
+    previous_after: str | None = None
+    for number, phase in enumerate(expected.phases, 1):
+        click(at, f"step_{number}")
+        if number == 5:
+            # The final view's own before/after metrics (same labels) come after the phase's.
+            cleanup = [m for m in at.metric if m.label in ("Tokens before", "Tokens after")][:2]
+            shown = {m.label: str(m.value) for m in cleanup}
+        else:
+            shown = metrics(at)
+        assert shown["Tokens before"] == f"{phase.tokens_before:,}", phase.name
+        assert shown["Tokens after"] == f"{phase.tokens_after:,}", phase.name
+        if previous_after is not None:
+            assert shown["Tokens before"] == previous_after, phase.name
+        previous_after = shown["Tokens after"]
