@@ -138,9 +138,9 @@ def test_readme_walkthrough_recommends_what_the_readme_says() -> None:
     at.slider(key="sweep_target").set_value(80)
     at.run()
     success = " ".join(str(s.value) for s in at.success)
-    assert "tail_token_ratio=0.1, summary_ratio=0.3" in success
-    assert "saves 90.4%, probe recall 47.0%" in success
+    assert "tail_token_ratio=0.2, summary_ratio=0.1" in success
+    assert "saves 86.5%, probe recall 53.0%" in success
     assert (
-        "CompactionConfig(context_length=64000, tail_token_ratio=0.1, summary_ratio=0.3, "
-        "summary_min_tokens=500)" in _codes(at)
+        "CompactionConfig(context_length=64000, summary_ratio=0.1, summary_min_tokens=500)"
+        in _codes(at)
     )
