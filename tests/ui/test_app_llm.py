@@ -38,7 +38,7 @@ def test_llm_runs_only_on_request_and_fills_the_cards(
     assert len(llm_server.requests) == 1
     assert llm_server.requests[0].model == "test-model"
     assert section_headers(at) == list(SECTION_NAMES)
-    cards = " ".join(str(m.value) for m in at.markdown)
+    cards = " ".join(str(t.value) for t in at.text)  # section bodies are plain text
     assert "Fix the failing login test." in cards  # the server's summary, section by section
 
     click(at, "step_4")
