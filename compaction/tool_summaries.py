@@ -67,7 +67,7 @@ _KIND_BY_NAME = {name: kind for kind, names in TOOL_ALIASES.items() for name in 
 _SUMMARY_LINE = re.compile(r"^\[[^\]\n]{1,80}\] [^\n]*$")
 _EXIT_JSON = re.compile(r'"exit_code"\s*:\s*(-?\d+)')
 _EXIT_TEXT = re.compile(r"(?im)\bexit (?:code|status)\b[:=]?\s*(-?\d+)")
-_FAILURE_LINE = re.compile(r"(?im)^.*(?:error|exception|traceback|failed|fatal).*$")
+_FAILURE_WORD = re.compile(r"(?i)error|exception|traceback|failed|fatal")
 # An optional "E   " is pytest's prefix for the lines explaining a failure.
 _EXCEPTION_LINE = re.compile(
     r"(?m)^[ \t]*(?:E[ \t]{2,})?"
@@ -124,16 +124,29 @@ def error_evidence(output: str, code: int | None = None) -> str | None:
     An exception line (`ValueError: ...`, the last one: the final line of a traceback is the actual
     exception) beats any other line that mentions an error or a failure.
     """
-    failure_lines = _FAILURE_LINE.findall(output)
-    if not failure_lines and not (code is not None and code != 0):
+    last_failure = _last_failure_line(output)
+    if last_failure is None and not (code is not None and code != 0):
         return None
     exceptions = [line for line in _EXCEPTION_LINE.findall(output) if ":" in line]
     if exceptions:
         return _cut(exceptions[-1].strip(), 160)
-    if failure_lines:
-        return _cut(failure_lines[-1].strip(), 160)
+    if last_failure is not None:
+        return _cut(last_failure.strip(), 160)
     lines = [line for line in output.splitlines() if line.strip()]
     return _cut(lines[-1].strip(), 160) if lines else None
+
+
+def _last_failure_line(output: str) -> str | None:
+    """The last line mentioning an error or failure: found by a literal scan (fast), then the
+    surrounding line cut out, rather than matching `^.*word.*$` at every line start."""
+    last = None
+    for last in _FAILURE_WORD.finditer(output):  # noqa: B007 - only the last match is wanted
+        pass
+    if last is None:
+        return None
+    start = output.rfind("\n", 0, last.start()) + 1
+    end = output.find("\n", last.end())
+    return output[start : end if end >= 0 else len(output)]
 
 
 def _with_evidence(line: str, output: str, code: int | None) -> str:
