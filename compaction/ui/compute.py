@@ -176,10 +176,10 @@ def _history_writer() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="history-writer")
 
 
-def _record(loaded: Loaded, result: CompactionResult, info: dict[str, Any]) -> int:
+def _record(loaded: Loaded, result: CompactionResult, info: dict[str, Any], path: str) -> int:
     from compaction.history import History
 
-    with History() as history:
+    with History(path) as history:
         # Loaded has the .messages/.title/.format that History.record reads.
         return history.record(loaded, result, summarizer_info=info)
 
@@ -200,7 +200,14 @@ def save_run(
     """
     saves: dict[str, Future[int]] = st.session_state.setdefault(SAVED_RUNS_KEY, {})
     if key not in saves:
-        saves[key] = _history_writer().submit(_record, loaded, result, settings.summarizer_info())
+        from compaction.history import default_path
+
+        # The file is resolved now, not when the writer gets to it: a queued write must land in
+        # the history this session uses, even if COMPACTION_LAB_DB changes meanwhile (as it does
+        # between tests, which share the writer).
+        path = str(default_path())
+        info = settings.summarizer_info()
+        saves[key] = _history_writer().submit(_record, loaded, result, info, path)
     future = saves[key]
     try:
         return SaveState(run_id=future.result(timeout=wait_s))
