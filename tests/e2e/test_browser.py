@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_helpers import AppServer, open_app, screenshot, wait_idle
+from e2e_helpers import SCREENSHOTS, AppServer, open_app, screenshot, wait_idle
 from playwright.sync_api import Dialog, Locator, Page, expect
 
 from compaction.summary import SECTION_NAMES
@@ -23,6 +23,7 @@ SAMPLE = "fix-failing-tests"
 SCRIPT = "<script>alert(1)</script>"
 IMG = "<img src=x onerror=alert(1)>"
 RENDER_TIMEOUT_MS = 90_000  # CI machines are slow and shared; a first run imports the library
+DOCS_WIDTH = 1280  # the README's screenshots: narrow enough to stay well under 600 KB each
 
 
 def _no_exception(page: Page) -> None:
@@ -54,6 +55,31 @@ def _changes_table(page: Page) -> Locator:
         has=page.get_by_text("What changed", exact=True)
     )
     return heading.locator("xpath=following-sibling::*[1]").locator("[data-testid='stDataFrame']")
+
+
+def docs_screenshot(page: Page, name: str, top: Locator, bottom: Locator | None = None) -> Path:
+    """A PNG of the main area (no sidebar) from `top` to the end of `bottom` (else of the page),
+    for docs/screenshots; the viewport is grown to the content, as in `screenshot`."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    main = page.locator("[data-testid='stMainBlockContainer']")
+    height = page.evaluate(
+        "() => document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight ?? 1000"
+    )
+    page.set_viewport_size({"width": DOCS_WIDTH, "height": int(height) + 40})
+    page.wait_for_timeout(800)  # let charts re-lay out at the new size
+    area, first, last = main.bounding_box(), top.bounding_box(), (bottom or main).bounding_box()
+    assert area and first and last, f"{name}: an element to frame is not on screen"
+    y = max(first["y"] - 16, 0)
+    clip = {
+        "x": area["x"],
+        "y": y,
+        "width": area["width"],
+        "height": last["y"] + last["height"] + 16 - y,
+    }
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), clip=clip, full_page=True)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    return path
 
 
 def _section_cards(page: Page) -> list[Locator]:
@@ -89,6 +115,12 @@ def test_sample_run_all_phases_shows_the_summary(page: Page, app_server: AppServ
     expect(_changes_table(page)).to_be_visible()
     _no_exception(page)
     screenshot(page, "inspect-phase3-summary")
+    docs_screenshot(
+        page,
+        "docs-inspect",
+        page.get_by_role("heading", name="Phase 3 · Structured summary"),
+        _changes_table(page),
+    )
 
     _show_phase(page, "1 · Prune")
     expect(page.get_by_role("heading", name="Phase 1 · Prune old tool outputs")).to_be_visible(
@@ -214,3 +246,40 @@ def test_message_html_is_shown_as_text(page: Page, app_server: AppServer, tmp_pa
     assert not any("alert(1)" in (text or "") for text in scripts), scripts
     page.wait_for_timeout(500)  # an onerror handler fires asynchronously, after the load fails
     assert dialogs == [], f"a dialog fired: {dialogs}"
+
+
+def test_timeline_page_replays_a_sample(page: Page, app_server: AppServer) -> None:
+    # A 60,000-token window (threshold 30,000) makes the 66,637-token sample compact twice.
+    open_app(page, f"{app_server.url}/timeline?sample={SAMPLE}&p_context_length=60000")
+    expect(page.get_by_role("heading", name="Timeline")).to_be_visible()
+    expect(page.get_by_role("heading", name="Summary drift")).to_be_visible(
+        timeout=RENDER_TIMEOUT_MS
+    )
+    wait_idle(page)
+    events = page.locator("[data-testid='stMetric']").filter(has_text="Events").first
+    expect(events).not_to_contain_text("0")  # the sawtooth has at least one compaction
+    expect(page.locator("[data-testid='stPlotlyChart']").first).to_be_visible()
+    _no_exception(page)
+    screenshot(page, "timeline")
+    docs_screenshot(page, "docs-timeline", page.get_by_role("heading", name="Timeline"))
+
+
+def test_sweep_page_runs_a_two_by_two_sweep(page: Page, app_server: AppServer) -> None:
+    open_app(page, f"{app_server.url}/sweep?sample={SAMPLE}")
+    expect(page.locator("h1").filter(has_text="Sweep")).to_be_visible()
+    # Default ranges are tail 0.1-0.4 and summary 0.1-0.3: steps spanning them leave 2 × 2.
+    for label, step in (("tail_token_ratio step", "0.3"), ("summary_ratio step", "0.2")):
+        box = page.get_by_label(label)
+        box.fill(step)
+        box.press("Enter")
+        wait_idle(page)
+    expect(page.get_by_text("4 point(s)", exact=False).first).to_be_visible()
+    page.get_by_role("button", name="Run sweep").click()
+    expect(page.locator("[data-testid='stPlotlyChart']").nth(2)).to_be_visible(
+        timeout=RENDER_TIMEOUT_MS
+    )
+    wait_idle(page, RENDER_TIMEOUT_MS)
+    expect(page.locator("[data-testid='stPlotlyChart']")).to_have_count(3)  # 2 heatmaps, frontier
+    _no_exception(page)
+    screenshot(page, "sweep")
+    docs_screenshot(page, "docs-sweep", page.locator("h1").filter(has_text="Sweep"))
