@@ -77,19 +77,23 @@ def truncate_outputs(
     return result
 
 
-def config_for_target(target_tokens: int, base: CompactionConfig | None = None) -> CompactionConfig:
+def config_for_target(
+    target_tokens: int, base: CompactionConfig | None = None, fill_target: bool = True
+) -> CompactionConfig:
     """`base` (default config) with a window whose compaction threshold is `target_tokens`.
 
     Strategies compared at one target should share its budgets; the pipeline's budgets all derive
-    from the threshold, so the window is chosen to put the threshold at the target.
+    from the threshold, so the window is chosen to put the threshold at the target. The summary
+    budget is fitted to the target too: head + summary + tail should land near it, the tail taking
+    up to 30% (20% budget x 1.5 soft ceiling) and the summary 40%. With `fill_target` the summary
+    may use all of its 40% (the baselines use the whole target, so the pipeline may too);
+    without it, the config's own clamp applies, only scaled down so small targets are not
+    overshot by a fixed 2,000-token minimum.
     """
     base = base if base is not None else CompactionConfig()
     context_length = max(1_000, math.ceil(target_tokens / base.threshold_ratio))
-    # The summary must fit the target too: head + summary + tail should land near it. The tail
-    # may take up to 30% of it (20% budget x 1.5 soft ceiling), the summary up to 40%; a fixed
-    # 2,000-token minimum summary would overshoot every small target, so the clamp scales down.
     cap = max(500, int(target_tokens * 0.4))
-    summary_min = min(base.summary_min_tokens, cap)
+    summary_min = cap if fill_target else min(base.summary_min_tokens, cap)
     summary_max = max(summary_min, min(base.summary_max_tokens, cap))
     return base.replace(
         context_length=context_length,

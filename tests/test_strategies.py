@@ -167,5 +167,7 @@ def test_config_for_target_scales_the_summary_clamp_down_with_small_targets() ->
     assert small.summary_min_tokens == 1_200 and small.summary_max_tokens == 1_200
     tiny = config_for_target(600)  # never below 500: the latest request must fit verbatim
     assert tiny.summary_min_tokens == 500
-    large = config_for_target(100_000)
+    large = config_for_target(100_000, fill_target=False)
     assert (large.summary_min_tokens, large.summary_max_tokens) == (2_000, 8_000)
+    filled = config_for_target(100_000)  # the summary may use its whole share of the target
+    assert (filled.summary_min_tokens, filled.summary_max_tokens) == (40_000, 40_000)
