@@ -51,7 +51,30 @@ if not timeline.events:
         "ratio in the sidebar to see automatic compaction."
     )
     st.stop()
-st.dataframe(timeline.event_rows(), hide_index=True, key="timeline_events")
+st.dataframe(
+    timeline.event_rows(),
+    hide_index=True,
+    key="timeline_events",
+    column_config={
+        "number": "Event",
+        "step": "At message",
+        "last_step": "Last message",
+        "attempts": "Attempts",
+        "outcome": "Outcome",
+        "tokens_before": st.column_config.NumberColumn("Tokens before", format="localized"),
+        "tokens_after": st.column_config.NumberColumn("Tokens after", format="localized"),
+        "savings_pct": st.column_config.NumberColumn("Saved %", format="%.1f"),
+        "messages_before": "Messages before",
+        "messages_after": "Messages after",
+        "skipped": "Skipped",
+        "skip_reason": "Why skipped",
+        "fallback_used": "Fallback",
+        "fallback_reason": "Why the fallback",
+        "ineffective_count": "Ineffective in a row",
+        "iterative": "Iterative update",
+        "duration_s": st.column_config.NumberColumn("Seconds", format="%.3f"),
+    },
+)
 
 st.subheader("One event")
 by_number = {event.number: event for event in timeline.events}
