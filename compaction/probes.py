@@ -115,7 +115,7 @@ def normalise(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def _user_text(message: Message) -> str:
+def user_text(message: Message) -> str:
     # Agents inject reminders into user turns; those are not the user's words.
     return _REMINDER.sub(" ", _content_text(message)).replace("\u2019", "'")
 
@@ -143,7 +143,7 @@ def _arguments_text(call: dict[str, Any]) -> str:
     return " ".join(_strings(parsed)) if parsed else raw
 
 
-def _readable(text: str) -> str:
+def readable_text(text: str) -> str:
     """Text as a reader sees it: a JSON-wrapped tool output becomes its decoded string values."""
     stripped = text.lstrip()
     if not stripped.startswith(("{", "[")):
@@ -159,7 +159,7 @@ def _readable(text: str) -> str:
 
 def message_text(message: Message) -> str:
     """Content plus every tool call's name and arguments: what a fact may be found in."""
-    parts = [_readable(_content_text(message))]
+    parts = [readable_text(_content_text(message))]
     for call in tool_calls(message):
         if isinstance(call, dict):
             parts.append(call_name(call))
@@ -167,7 +167,7 @@ def message_text(message: Message) -> str:
     return "\n".join(parts)
 
 
-def _command_text(arguments: dict[str, Any]) -> str:
+def command_text(arguments: dict[str, Any]) -> str:
     for key in _COMMAND_KEYS:
         value = arguments.get(key)
         if isinstance(value, list) and all(isinstance(item, str) for item in value):
@@ -180,7 +180,7 @@ def _command_text(arguments: dict[str, Any]) -> str:
     return ""
 
 
-def _written_paths(name: str, arguments: dict[str, Any], raw: str) -> list[str]:
+def written_paths(name: str, arguments: dict[str, Any], raw: str) -> list[str]:
     kind = tool_kind(name)
     if kind == "editor":
         if arguments.get("command") not in ("create", "str_replace", "insert"):
@@ -194,7 +194,7 @@ def _written_paths(name: str, arguments: dict[str, Any], raw: str) -> list[str]:
         patch = arguments.get("input") or arguments.get("patch") or raw
         return _APPLY_PATCH_FILE.findall(patch if isinstance(patch, str) else raw)
     if kind == "terminal":
-        command = _command_text(arguments)
+        command = command_text(arguments)
         paths = _APPLY_PATCH_FILE.findall(command) if "apply_patch" in command else []
         first_line = command.strip().split("\n", 1)[0]
         # Only the first line: a heredoc body is file content, not shell syntax.
@@ -246,14 +246,14 @@ def mine_facts(messages: Sequence[Message], cap: int = MAX_PER_CATEGORY) -> list
             continue
         role = message.get("role")
         if role == "user" and not _is_summary(message):
-            text = _user_text(message)
+            text = user_text(message)
             if not latest_found and text.strip():
                 latest_found = True
                 collector.add("latest_request", _snippet(text), index)
             if not collector.full("constraints"):
-                collector.add_all("constraints", reversed(_constraints(text)), index)
+                collector.add_all("constraints", reversed(constraint_sentences(text)), index)
         if role in ("tool", "user") and not collector.full("errors"):
-            text = _readable(_content_text(message))
+            text = readable_text(_content_text(message))
             collector.add_all("errors", reversed(error_lines(text)), index)
         if role == "assistant":
             for call in reversed(tool_calls(message)):
@@ -262,9 +262,9 @@ def mine_facts(messages: Sequence[Message], cap: int = MAX_PER_CATEGORY) -> list
                 name = call_name(call)
                 raw = call_arguments(call)
                 arguments = parse_arguments(raw)
-                collector.add_all("files", _written_paths(name, arguments, raw), index)
+                collector.add_all("files", written_paths(name, arguments, raw), index)
                 if tool_kind(name) == "terminal":
-                    command = _command_text(arguments).strip().split("\n", 1)[0]
+                    command = command_text(arguments).strip().split("\n", 1)[0]
                     collector.add("commands", cut(command, COMMAND_MAX_CHARS), index)
         if not collector.full("identifiers"):
             found = identifiers(message_text(message))
@@ -279,7 +279,7 @@ def _snippet(text: str) -> str:
     return cut(longest, TEXT_MAX_CHARS)
 
 
-def _constraints(text: str) -> list[str]:
+def constraint_sentences(text: str) -> list[str]:
     return [
         cut(sentence, TEXT_MAX_CHARS)
         for sentence in _SENTENCE_SPLIT.split(text)

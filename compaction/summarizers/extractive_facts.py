@@ -15,9 +15,8 @@ from typing import Any, NamedTuple
 
 from compaction.messages import parse_arguments
 from compaction.probe_patterns import collapse, cut, error_lines, identifiers
-from compaction.probes import _command_text as command_text
-from compaction.probes import _readable as readable
-from compaction.probes import _written_paths as written_paths
+from compaction.probes import command_text, constraint_sentences, user_text, written_paths
+from compaction.probes import readable_text as readable
 from compaction.summarizers import extractive_text as tx
 from compaction.summarizers.extractive_cache import FactCache, register
 from compaction.summarizers.extractive_findings import (
@@ -29,6 +28,9 @@ from compaction.summarizers.extractive_findings import (
 )
 from compaction.summarizers.extractive_state import CommandEffect, command_effect
 from compaction.tool_summaries import exit_code, summarize_tool_output, tool_kind
+
+# Constraints, commands and written paths are read exactly as the probes read them, so what the
+# recall study counts is what the summary keeps.
 
 IDENTIFIER_WINDOW_CHARS = 1_500
 TODO_TOOLS = ("TodoWrite", "todo_write", "update_plan", "UpdatePlan")
@@ -63,7 +65,7 @@ class UserFacts(NamedTuple):
 
 
 def _user_facts(content: str) -> UserFacts:
-    text = tx.user_text({"content": content})
+    text = user_text({"content": content})
     if not text.strip():
         return UserFacts(text, True, (), False, (), "", (), (), ())
     observation = len(text) > 3_000
@@ -81,7 +83,7 @@ def _user_facts(content: str) -> UserFacts:
     return UserFacts(
         text,
         False,
-        tuple(tx.constraint_sentences(text)),
+        tuple(constraint_sentences(text)),
         observation,
         questions,
         request,

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 
 from compaction.probe_patterns import cut
+from compaction.probes import constraint_sentences, user_text
 from compaction.summarizers.extractive_findings import Findings
 from compaction.summarizers.extractive_items import Item, Sections, empty_sections, recency
-from compaction.summarizers.extractive_text import constraint_sentences, first_sentences, user_text
+from compaction.summarizers.extractive_text import first_sentences
 
 _VERB_PRIORITY = {
     "deleted": 46.0,

@@ -12,13 +12,6 @@ import re
 
 from compaction.probe_patterns import collapse
 
-# The user's constraint sentences are found exactly as the probes find them, so what the probe
-# study counts as a constraint is what the summary keeps.
-from compaction.probes import _constraints, _user_text
-
-constraint_sentences = _constraints
-user_text = _user_text
-
 SENTENCE_MAX_CHARS = 240
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _CODE_FENCE = re.compile(r"```.*?(?:```|$)", re.S)
