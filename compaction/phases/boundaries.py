@@ -113,17 +113,8 @@ def find_boundaries(
                 "cut moved back to keep it verbatim in the tail",
             }
         )
+        # A user message never sits inside a tool group, so no alignment is needed after this.
         cut = last_user
-        aligned = align_backward(messages, cut, head_end)
-        if aligned != cut:
-            moves.append(
-                {
-                    "from": cut,
-                    "to": aligned,
-                    "reason": "alignment after the anchor",
-                }
-            )
-            cut = aligned
     tail_tokens = sum(tokens[cut:])
     return Boundaries(
         head_end=head_end,
