@@ -28,14 +28,25 @@ from compaction.tool_summaries import (
 TRUNCATION_SUFFIX = "...[truncated]"
 
 
-def _call_index(messages: Sequence[Message]) -> dict[str, tuple[str, str]]:
-    """tool_call_id -> (tool name, arguments string) for every call in the conversation."""
-    index: dict[str, tuple[str, str]] = {}
-    for message in messages:
+def _call_index(messages: Sequence[Message]) -> dict[int, tuple[str, str]]:
+    """Tool message index -> (tool name, arguments string) of the call it answers.
+
+    A result answers the latest earlier call with its id that is still open: agents do reuse ids
+    (tau-bench answers two different calls with one id), and a plain id -> call map would name the
+    second tool in the first result's one-line summary.
+    """
+    open_calls: dict[str, tuple[str, str]] = {}
+    index: dict[int, tuple[str, str]] = {}
+    for position, message in enumerate(messages):
+        if message.get("role") == "tool":
+            answered = open_calls.pop(str(message.get("tool_call_id")), None)
+            if answered is not None:
+                index[position] = answered
+            continue
         for call in tool_calls(message):
             call_id = call.get("id")
             if isinstance(call_id, str):
-                index[call_id] = (call_name(call), call_arguments(call))
+                open_calls[call_id] = (call_name(call), call_arguments(call))
     return index
 
 
@@ -136,7 +147,7 @@ def prune(
         content = message.get("content")
         if role == "tool" and index not in fates and isinstance(content, str):
             if len(content) > config.prune_min_chars and not is_already_pruned(content):
-                name, arguments = calls.get(str(message.get("tool_call_id")), ("unknown", ""))
+                name, arguments = calls.get(index, ("unknown", ""))
                 line = one_line_summary(name, arguments, content)
                 output[index] = {**message, "content": line}
                 fates[index] = SUMMARISED

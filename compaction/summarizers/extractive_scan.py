@@ -54,7 +54,7 @@ class _Scanner:
         self.last_intent: tuple[int, str] | None = None
         self.identifier_outputs: set[int] = set()  # tool messages whose identifiers are mined
         self.todo_line: str | None = None
-        self.one_liners: dict[str, str] = {}  # tool_call_id -> Phase 1's line
+        self.one_liners: dict[int, str] = {}  # tool message index -> Phase 1's line
 
     # -- files -------------------------------------------------------------------------------
     def touch(self, path: str, verb: str, index: int) -> None:
@@ -100,7 +100,7 @@ class _Scanner:
             self.touch(path, "mentioned", index)
         self._identifiers(index, facts.identifiers, prose=True)
 
-    def assistant(self, index: int, message: Message, results: dict[str, tuple[int, str]]) -> None:
+    def assistant(self, index: int, message: Message, results: Results) -> None:
         text = content_text(message)
         facts = prose_facts(text)
         if not facts.blank:
@@ -124,14 +124,13 @@ class _Scanner:
         for call in calls:
             self.call(index, call, results)
 
-    def call(self, index: int, call: dict[str, Any], results: dict[str, tuple[int, str]]) -> None:
-        call_id = str(call.get("id"))
-        result = results.get(call_id)
+    def call(self, index: int, call: dict[str, Any], results: Results) -> None:
+        result = results.get((index, str(call.get("id"))))
         facts = call_facts(
             call_name(call),
             call_arguments(call),
             result[1] if result is not None else None,
-            self.one_liners.get(call_id) if result is not None else None,
+            self.one_liners.get(result[0]) if result is not None else None,
         )
         findings = self.findings
         if facts.todo is not None:
@@ -207,16 +206,40 @@ class _Scanner:
         return findings
 
 
+#: (assistant message index, tool-call id) -> (tool message index, its text)
+Results = dict[tuple[int, str], tuple[int, str]]
+
+
+def pair_results(turns: Sequence[Message]) -> Results:
+    """Each tool result paired with the latest earlier call that carries its id.
+
+    Keyed by the calling message as well as the id because real agents reuse ids (tau-bench runs
+    answer two different calls with the same id): keyed by id alone, the second call would take
+    the first one's result and the first call's error would vanish from the summary.
+    """
+    open_calls: dict[str, int] = {}
+    results: Results = {}
+    for index, message in enumerate(turns):
+        role = message.get("role")
+        if role == "assistant":
+            for call in tool_calls(message):
+                if isinstance(call, dict):
+                    open_calls[str(call.get("id"))] = index
+        elif role == "tool":
+            call_id = str(message.get("tool_call_id"))
+            caller = open_calls.pop(call_id, None)
+            if caller is not None:
+                results[(caller, call_id)] = (index, content_text(message))
+    return results
+
+
 def scan(turns: Sequence[Message], pruned: Sequence[Message] | None = None) -> Findings:
     """Collect the findings of `turns` (never modified) in one pass.
 
     `pruned` is the same middle after Phase 1: its one-line summaries of tool outputs are reused
     as Completed Actions lines rather than computed again from the full outputs.
     """
-    results: dict[str, tuple[int, str]] = {}
-    for index, message in enumerate(turns):
-        if message.get("role") == "tool":
-            results[str(message.get("tool_call_id"))] = (index, content_text(message))
+    results = pair_results(turns)
     scanner = _Scanner()
     allowance = IDENTIFIER_SCAN_CHARS
     for index, text in sorted(results.values(), reverse=True):
@@ -225,7 +248,7 @@ def scan(turns: Sequence[Message], pruned: Sequence[Message] | None = None) -> F
         scanner.identifier_outputs.add(index)
         allowance -= len(text)
     if pruned is not None and len(pruned) == len(turns):
-        for message in pruned:
+        for index, message in enumerate(pruned):
             content = message.get("content")
             if (
                 message.get("role") == "tool"
@@ -233,7 +256,7 @@ def scan(turns: Sequence[Message], pruned: Sequence[Message] | None = None) -> F
                 and is_already_pruned(content)
                 and content not in SKIP_LINES
             ):
-                scanner.one_liners[str(message.get("tool_call_id"))] = content
+                scanner.one_liners[index] = content
     for index, message in enumerate(turns):
         role = message.get("role")
         if role == "user" and not is_summary_message(message):

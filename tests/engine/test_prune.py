@@ -245,3 +245,27 @@ def test_shrink_arguments_suffix() -> None:
     assert TRUNCATION_SUFFIX == "...[truncated]"
     assert shrink_arguments('{"a": "' + "b" * 10 + '"}', 4) == '{"a": "bbbb...[truncated]"}'
     assert shrink_arguments("[1, 2]", 4) == "[1, 2]"
+
+
+def test_a_reused_call_id_names_the_call_each_result_answers() -> None:
+    # tau-bench answers two different calls with one id: each result's one-liner must name its
+    # own call, not the last call that carried the id.
+    messages = [
+        system(),
+        user("Upgrade my booking."),
+        assistant("Upgrading."),
+        calls(call("dup", "update_reservation", {"reservation_id": "M20IZO"})),
+        tool("dup", "Error: payment method not found\n" + big("detail", 800)),
+        calls(call("dup", "get_user_details", {"user_id": "aarav"})),
+        tool("dup", big("user record", 800)),
+        user("Thanks."),
+        assistant("Done."),
+        user("Bye."),
+        assistant("Bye."),
+    ]
+    result = run(
+        messages, CompactionConfig(context_length=1_000, counter="rough", protect_first_n=2)
+    )
+    assert result.fates[4] == SUMMARISED and result.fates[6] == SUMMARISED
+    assert result.messages[4]["content"].startswith("[update_reservation]")
+    assert result.messages[6]["content"].startswith("[get_user_details]")
