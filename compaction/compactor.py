@@ -29,6 +29,11 @@ PRUNE_ONLY_NOTE = (
     "After Phase 1 everything past the head fits the tail budget: nothing is left to summarise, "
     "so the pruned conversation is the result."
 )
+SUMMARY_NOT_WORTH_IT = (
+    "With the summary spliced in the context would grow ({before:,} → {after:,} tokens): the "
+    "middle ({middle:,} tokens after Phase 1) is too short to be worth the summary's fixed cost. "
+    "The pruned conversation ({pruned:,} tokens) is the result; the summary is discarded."
+)
 NEW_SESSION_SUGGESTION = (
     "Compaction keeps freeing little context: consider starting a new session (/new)."
 )
@@ -153,6 +158,30 @@ class Compactor:
         cleaned, fixes = cleanup(assembled.messages, assembled.origins, config.orphan_strategy)
         cleaned.tokens_before = assembled.tokens_after
         cleaned.tokens_after = self.counter.count_messages(cleaned.messages)
+        if cleaned.tokens_after >= tokens_before:
+            # Compaction must never grow the context. On a short conversation the summary's fixed
+            # cost (13 headings, the reference-only framing) can outweigh the whole middle; then
+            # the pruned conversation is the result, and Phase 3 shows the summary as discarded.
+            # (Only against the input: a summary larger than the *pruned* middle is still worth
+            # it, since it carries the errors and facts that Phase 1 cut to one line.)
+            unsummarised, unsummarised_fixes = cleanup(
+                pruned.messages, pruned.origins, config.orphan_strategy
+            )
+            unsummarised.tokens_before = pruned.tokens_after
+            unsummarised.tokens_after = self.counter.count_messages(unsummarised.messages)
+            note = SUMMARY_NOT_WORTH_IT.format(
+                before=tokens_before,
+                after=cleaned.tokens_after,
+                middle=middle_tokens,
+                pruned=unsummarised.tokens_after,
+            )
+            summary_phase.fates = {}
+            summary_phase.details["discarded"] = note
+            unsummarised.details["note"] = note
+            phases = [pruned, bounds_phase, summary_phase, unsummarised]
+            return self._finish(
+                checked, phases, unsummarised, unsummarised_fixes, tokens_before, None, base
+            )
         phases = [pruned, bounds_phase, summary_phase, assembled, cleaned]
         if outcome.summary is not None:
             self.previous_summary = outcome.text
@@ -185,7 +214,7 @@ class Compactor:
         suggestion = (
             NEW_SESSION_SUGGESTION if self.ineffective_count >= config.max_ineffective else None
         )
-        summary_details = phases[2].details if len(phases) == 5 else {}
+        summary_details = phases[2].details if outcome is not None else {}
         return CompactionResult(
             messages=cleaned.messages,
             phases=phases,

@@ -15,7 +15,7 @@ import streamlit as st
 
 from compaction.messages import Message
 from compaction.result import CompactionResult, PhaseResult
-from compaction.summary import SECTION_NAMES, Summary
+from compaction.summary import SECTION_NAMES, Summary, parse_summary
 from compaction.ui.charts import preview
 from compaction.ui.phase_diff import change_rows, phase_changes, text_diff
 
@@ -210,12 +210,17 @@ def _summarize_view(
         + (f" · focus: _{d['focus']}_" if d.get("focus") else "")
     )
     _fallback_notice(d)
+    if d.get("discarded"):
+        st.warning(d["discarded"])
     with st.expander("Prompt sent to the summariser"):
         st.code(d["prompt"], language=None, wrap_lines=True)
     if d.get("previous_summary_indices"):
         st.caption(f"Earlier summary taken out: messages {d['previous_summary_indices']}")
-    render_summary_cards(result.summary)
-    if result.summary is None:
+    summary = result.summary
+    if summary is None and d.get("discarded") and d.get("fallback_used") != "static":
+        summary = parse_summary(d["summary_text"])
+    render_summary_cards(summary)
+    if summary is None:
         st.code(d["summary_text"], language=None, wrap_lines=True)
 
 
@@ -271,6 +276,8 @@ def _cleanup_view(
     columns[2].metric("Orphan fixes", len(d["fixes"]))
     if result.skipped:
         st.info(f"Nothing was summarised ({result.skip_reason}); only the orphan repair ran.")
+    elif d.get("note"):
+        st.info(d["note"])
     if d.get("ineffective"):
         st.warning(
             f"Ineffective compaction: under {result.config.get('ineffective_savings_pct')}% saved."

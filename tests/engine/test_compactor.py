@@ -248,3 +248,25 @@ def test_when_pruning_alone_fits_the_tail_the_pruned_conversation_is_the_result(
     assert small_tail.summary is None
     assert small_tail.tokens_after < small_tail.tokens_before * 0.5
     assert small_tail.phase("cleanup").details["note"].startswith("After Phase 1")
+
+
+def test_a_summary_that_would_grow_the_context_is_discarded() -> None:
+    # Twelve one-line turns: the summary's headings and framing alone outweigh the whole middle.
+    messages = [system()] + [
+        message
+        for turn in range(6)
+        for message in (user(f"question {turn}: is the cache warm?"), assistant(f"answer {turn}."))
+    ]
+    compactor = Compactor(CompactionConfig(context_length=1_000, tail_token_ratio=0.1))
+    result = compactor.compress(messages, force=True)
+    assert [p.name for p in result.phases] == ["prune", "boundaries", "summarize", "cleanup"]
+    assert result.tokens_after <= result.tokens_before
+    assert result.messages == messages  # nothing to prune: the input comes back whole
+    assert result.summary is None and compactor.previous_summary is None
+    assert set(result.fates.values()) == {KEPT}  # nothing is reported as folded
+    summarize = result.phase("summarize").details
+    assert summarize["discarded"].startswith("With the summary spliced in the context would grow")
+    assert SECTION_NAMES[0] in summarize["summary_text"]  # still there to look at
+    assert result.phase("cleanup").details["note"] == summarize["discarded"]
+    assert result.phase("cleanup").details["ineffective"] is True
+    assert_consistent(result, len(messages))

@@ -349,11 +349,17 @@ def test_corpus_summaries_and_recall_against_head_tail(name: str) -> None:
         first = Compactor(config).compress(messages, force=True)
         if first.skipped:
             continue
-        assert first.summary is not None and first.fallback_used is None, where
-        summary = first.summary
+        assert first.fallback_used is None, where
+        details = first.phase("summarize").details
+        if details.get("discarded"):
+            # A short middle: the summary costs more than it replaces, so the pruned conversation
+            # is the result — it must never be larger than the input.
+            assert first.summary is None and first.tokens_after <= first.tokens_before, where
+        summary = first.summary or parse_summary(details["summary_text"])
         if position < 3:  # deterministic (twice is enough on a few of tau-bench's 200 runs)
             again = Compactor(config).compress(messages, force=True)
-            assert again.summary is not None and summary.text == again.summary.text, where
+            text = again.phase("summarize").details["summary_text"]
+            assert summary.text == parse_summary(text).text, where
         assert list(summary.sections) == list(SECTION_NAMES)
         budget = first.phase("summarize").details["budget_tokens"]
         assert COUNTER.count_text(summary.text) <= budget, where
@@ -363,3 +369,20 @@ def test_corpus_summaries_and_recall_against_head_tail(name: str) -> None:
         ours = recall(facts, first.messages).ratio
         baseline = recall(facts, head_tail(messages, target, COUNTER)).ratio
         assert ours >= baseline, f"{where}: recall {ours:.3f} < head-tail {baseline:.3f}"
+
+
+def test_a_reused_call_id_keeps_each_calls_own_result_and_error() -> None:
+    # tau-bench reuses ids: keyed by id alone, the failed update took the later lookup's result
+    # and its error vanished from the summary.
+    turns = [
+        user("Upgrade reservation M20IZO to business and charge my card ending in 7334."),
+        assistant(None, call("dup", "update_reservation_flights", reservation_id="M20IZO")),
+        result("dup", "Error: payment method not found"),
+        assistant(None, call("dup", "get_user_details", user_id="aarav_ahmed_6699")),
+        result("dup", json.dumps({"user_id": "aarav_ahmed_6699", "payment_methods": {}})),
+    ]
+    summary = parse_summary(ExtractiveSummarizer().summarize(request_for(turns)))
+    actions = summary.sections["Completed Actions"]
+    update = next(line for line in actions.splitlines() if "update_reservation_flights" in line)
+    assert "Error: payment method not found" in update
+    assert "Error: payment method not found" in summary.sections["Blocked"]
