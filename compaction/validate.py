@@ -12,9 +12,11 @@ Severity policy (why some rules are warnings):
 - ``warning``: the provider accepts it but changes its meaning. Anthropic *merges* consecutive
   same-role turns (so two user messages in a row become one turn — accepted, but the model sees one
   message); OpenAI accepts a system message that is not first, although many OpenAI-compatible
-  servers' chat templates reject it. The compaction summary is held to a stricter standard: a
-  summary that Anthropic would merge into a neighbouring turn breaks the "reference only" framing,
-  so that is an error.
+  servers' chat templates reject it; Anthropic has no mid-conversation system turn, so our exporter
+  sends a late system message as user text in place (accepted, but no longer a system
+  instruction). The compaction summary is held to a stricter standard: a summary that Anthropic
+  would merge into a neighbouring turn, or that sits in the middle as a system message, breaks the
+  "reference only" framing, so those are errors.
 
 Anthropic is modelled through the canonical list the exporter converts: a ``tool`` message becomes
 a ``tool_result`` block in a user turn, so tool results count as the user side for alternation,
@@ -130,7 +132,10 @@ def validate(messages: Sequence[Any], provider: str = "openai") -> list[Problem]
 
 def _check_system(usable: list[tuple[int, dict[str, Any]]], anthropic: bool) -> list[Problem]:
     # Anthropic takes the system prompt as a top-level parameter: only a leading one can go there.
+    # A later one is exported as user text (accepted, meaning changed: a warning); the summary in
+    # that position is an error, because compaction itself chose to put it there.
     severity: Severity = "error" if anthropic else "warning"
+    where = " (exported to Anthropic as user text)" if anthropic else ""
     problems = []
     for position, (index, message) in enumerate(usable):
         if message["role"] not in _SYSTEM_ROLES or position == 0:
@@ -151,8 +156,8 @@ def _check_system(usable: list[tuple[int, dict[str, Any]]], anthropic: bool) -> 
                     index,
                     "system-not-first",
                     f"a {message['role']} message at position {index}; only the first message "
-                    "may be a system prompt",
-                    severity,
+                    f"may be a system prompt{where}",
+                    "warning",
                 )
             )
     return problems
