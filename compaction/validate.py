@@ -332,7 +332,17 @@ def _side(role: str) -> str:
 
 def _check_alternation(usable: list[tuple[int, dict[str, Any]]]) -> list[Problem]:
     problems: list[Problem] = []
-    turns = [(index, message) for index, message in usable if message["role"] not in _SYSTEM_ROLES]
+    # As the exporter sends it: the leading system messages become the system parameter, and a
+    # later one is user text in place (so it separates two assistant turns, and merges with a user
+    # turn).
+    leading = next(
+        (pos for pos, (_, m) in enumerate(usable) if m["role"] not in _SYSTEM_ROLES), len(usable)
+    )
+    late_systems = {index for index, m in usable[leading:] if m["role"] in _SYSTEM_ROLES}
+    turns = [
+        (index, {**message, "role": "user"} if index in late_systems else message)
+        for index, message in usable[leading:]
+    ]
     if not turns:
         return problems
     first_index, first = turns[0]
@@ -358,6 +368,8 @@ def _check_alternation(usable: list[tuple[int, dict[str, Any]]]) -> list[Problem
         if is_summary(message) or is_summary(previous):
             summary_index = index if is_summary(message) else previous_index
             other = previous_index if summary_index == index else index
+            if summary_index in late_systems:
+                continue  # already reported as summary-as-system
             problems.append(
                 Problem(
                     summary_index,

@@ -80,8 +80,9 @@ def test_system_not_first_is_a_warning_for_both_providers() -> None:
     # changed. OpenAI accepts it as is.
     messages = [sys_(), user(), asst(), sys_("late"), user("again")]
     anthropic = validate(messages, "anthropic")
-    assert rules(anthropic) == [(3, "system-not-first")]
-    assert anthropic[0].severity == "warning" and is_valid(anthropic)
+    # ...and as user text it merges with the user turn after it.
+    assert rules(anthropic) == [(3, "system-not-first"), (4, "consecutive-same-role")]
+    assert {p.severity for p in anthropic} == {"warning"} and is_valid(anthropic)
     assert "exported to Anthropic as user text" in anthropic[0].message
     openai = validate(messages, "openai")
     assert rules(openai) == [(3, "system-not-first")]

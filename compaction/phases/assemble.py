@@ -46,12 +46,26 @@ def choose_role(last_head_role: str | None, first_tail_role: str | None) -> tupl
     return role, reason
 
 
-def _nearest_turn_role(messages: Iterable[Message]) -> str | None:
-    for message in messages:
+def _nearest_turn_role(messages: Iterable[tuple[int, Message]], leading_end: int) -> str | None:
+    """The role of the first message that is a turn, as Anthropic will see it.
+
+    The leading system messages are lifted out of the list (the system parameter), so they are no
+    turn; a later system or developer message is sent as user text in place, so it is a user turn.
+    """
+    for index, message in messages:
         role = message.get("role")
         if role not in ("system", "developer"):
             return str(role)
+        if index >= leading_end:
+            return "user"
     return None
+
+
+def _leading_system_end(messages: Sequence[Message]) -> int:
+    for index, message in enumerate(messages):
+        if message.get("role") not in ("system", "developer"):
+            return index
+    return len(messages)
 
 
 def assemble(
@@ -85,10 +99,11 @@ def assemble(
     details["system_note"] = SYSTEM_NOTE
 
     content = summary_content(summary_text, is_marker)
-    # System messages are not turns: Anthropic lifts them out of the list, so the neighbours
-    # that decide the summary's role are the nearest non-system messages.
-    last_head_role = _nearest_turn_role(reversed(head))
-    first_tail_role = _nearest_turn_role(tail)
+    # The neighbours that decide the summary's role are the nearest turns as Anthropic sees them
+    # (see _nearest_turn_role): the strictest provider about alternation.
+    leading_end = _leading_system_end(head + tail)
+    last_head_role = _nearest_turn_role(reversed(list(enumerate(head))), leading_end)
+    first_tail_role = _nearest_turn_role(enumerate(tail, len(head)), leading_end)
     role, reason = choose_role(last_head_role, first_tail_role)
     details.update(
         {

@@ -11,6 +11,7 @@ from engine_helpers import assistant, call, calls, system, tool, user
 from compaction.phases.assemble import assemble, choose_role, summary_content
 from compaction.result import MERGED, NOTE_ADDED
 from compaction.summary import SUMMARY_PREFIX, SYSTEM_NOTE, static_marker
+from compaction.validate import validate
 
 SUMMARY = "## Active Task\nkeep going"
 
@@ -141,9 +142,10 @@ def test_static_marker_stands_alone_and_excluded_tail_messages_go() -> None:
     assert result.origins == [0, 1, None, 4]
 
 
-def test_system_messages_do_not_count_as_neighbours() -> None:
-    # A mid-conversation system notice (aider writes them) is lifted out by Anthropic, so the
-    # summary must alternate with the real turns around it: here user before, user after.
+def test_a_late_system_notice_counts_as_a_user_turn() -> None:
+    # Aider writes mid-conversation system notices. Only the leading system prompt becomes
+    # Anthropic's system parameter; our exporter sends a later notice as user text in place, so
+    # the summary must alternate with that: user-side notices on both sides make it an assistant.
     messages = [
         system(),
         user("a"),
@@ -155,8 +157,8 @@ def test_system_messages_do_not_count_as_neighbours() -> None:
     ]
     result = assemble(messages, list(range(len(messages))), 3, 5, "## Active Task\nx", False, set())
     assert result.details["last_head_role"] == "user"
-    assert result.details["first_tail_role"] == "assistant"
-    assert result.details["summary_role"] is None  # neither fits: merged into the tail...
-    assert result.details["merged_into"] == 6  # ...into its first real turn, not the notice
-    assert result.messages[3] == messages[5]
-    assert str(result.messages[4]["content"]).startswith(SUMMARY_PREFIX)
+    assert result.details["first_tail_role"] == "user"
+    assert result.details["summary_role"] == "assistant"
+    assert result.messages[3]["role"] == "assistant"
+    assert str(result.messages[3]["content"]).startswith(SUMMARY_PREFIX)
+    assert [p for p in validate(result.messages, "anthropic") if p.severity == "error"] == []
