@@ -165,6 +165,7 @@ def validate_messages(messages: Any) -> tuple[list[Message], list[str]]:
     for index, message in enumerate(messages):
         result.append(_validate_one(message, index, repairs))
     _pair_anonymous_results(result, repairs)
+    _rename_reused_call_ids(result, repairs)
     return result, repairs
 
 
@@ -329,3 +330,46 @@ def _pair_anonymous_results(messages: list[Message], repairs: list[str]) -> None
             f"message {index}: tool message had no tool_call_id; paired by position "
             f"with call {guessed!r}"
         )
+
+
+def _rename_reused_call_ids(messages: list[Message], repairs: list[str]) -> None:
+    """Give a call that reuses an earlier call's id (and the result answering it) a fresh id.
+
+    Real agents reuse ids (tau-bench, SWE-agent trajectories). Providers reject a request with the
+    same id on two calls, and Phase 5 could only keep one of the two, dropping a real call and its
+    output. Results are matched first in, first out: the n-th result carrying an id answers the
+    n-th call that carried it, which is the only reading under which both pairs make sense.
+    """
+    used: set[str] = set()
+    waiting: dict[str, list[str]] = {}  # id as written -> ids (renamed or not) awaiting a result
+    for index, message in enumerate(messages):
+        if message.get("role") == "tool":
+            written = str(message.get("tool_call_id"))
+            queue = waiting.get(written)
+            if not queue:
+                continue
+            actual = queue.pop(0)
+            if actual != written:
+                messages[index] = {**message, "tool_call_id": actual}
+            continue
+        calls = tool_calls(message)
+        if not calls:
+            continue
+        renamed_calls = []
+        for position, call in enumerate(calls):
+            call_id = str(call.get("id"))
+            fresh = call_id
+            if call_id in used:
+                suffix = 2
+                while f"{call_id}_{suffix}" in used:
+                    suffix += 1
+                fresh = f"{call_id}_{suffix}"
+                repairs.append(
+                    f"message {index}: tool_calls[{position}] reused the id {call_id!r} of an "
+                    f"earlier call; renamed {fresh!r} (with the result that answers it)"
+                )
+            used.add(fresh)
+            waiting.setdefault(call_id, []).append(fresh)
+            renamed_calls.append(call if fresh == call_id else {**call, "id": fresh})
+        if any(new is not old for new, old in zip(renamed_calls, calls, strict=True)):
+            messages[index] = {**message, "tool_calls": renamed_calls}

@@ -5,7 +5,10 @@ a section that needs less passes the rest on, and the leftover goes to the highe
 still waiting, whatever their section. With a focus topic, items that mention it share ~65% of
 the budget and everything else is cut short and shares the rest. Costs are exact token counts of
 each line; the rendered whole is counted again at the end and, if over, the lowest-priority lines
-go until it fits. Active Task is never trimmed, unless it alone is over the budget.
+go until it fits. Active Task is cut only when it would take more than ACTIVE_TASK_MAX_SHARE of
+the budget: the request is never lost by that, because Phase 2's last-user anchor keeps the latest
+user message verbatim in the head or the tail, and a 4,000-character task prompt (SWE-agent
+writes them) would otherwise leave no room for what the middle did.
 """
 
 from __future__ import annotations
@@ -22,6 +25,10 @@ from compaction.summary import EMPTY_SECTION, render_summary
 CountText = Callable[[str], int]
 
 TRUNCATED = "...[truncated]"
+ACTIVE_TASK_CUT = "...[cut to fit the summary; the full request is the latest user message]"
+#: The most of the budget (after the 13 headings) that the Active Task may take.
+ACTIVE_TASK_MAX_SHARE = 0.4
+ACTIVE_TASK_ALWAYS_FITS = 200
 FOCUS_SHARE = 0.65
 UNFOCUSED_MAX_CHARS = 100
 #: Shares of the budget left after the headings and the Active Task (they sum to 1).
@@ -51,16 +58,16 @@ class Fitted:
     over_budget: bool = False
 
 
-def truncate_to(text: str, tokens: int, count: CountText) -> str:
+def truncate_to(text: str, tokens: int, count: CountText, marker: str = TRUNCATED) -> str:
     """The longest prefix of `text` that, with the truncation marker, has at most `tokens`."""
     low, high = 0, len(text)
     while low < high:  # binary search on characters: O(log n) exact counts
         middle = (low + high + 1) // 2
-        if count(text[:middle].rstrip() + TRUNCATED) <= tokens:
+        if count(text[:middle].rstrip() + marker) <= tokens:
             low = middle
         else:
             high = middle - 1
-    return text[:low].rstrip() + TRUNCATED
+    return text[:low].rstrip() + marker
 
 
 def _cost(item: Item, count: CountText) -> int:
@@ -137,9 +144,11 @@ def fit(
     """The rendered summary within `budget` tokens (see the module docstring)."""
     skeleton = count(render_summary({}))
     truncated = False
-    if skeleton + count(active_task) > budget:
-        room = max(budget - skeleton, 1)
-        active_task = truncate_to(active_task, room, count)
+    room = max(budget - skeleton, 1)
+    # A request of a few sentences is never cut for its share, only when it alone is over budget.
+    limit = min(room, max(int(room * ACTIVE_TASK_MAX_SHARE), ACTIVE_TASK_ALWAYS_FITS))
+    if count(active_task) > limit:
+        active_task = truncate_to(active_task, limit, count, ACTIVE_TASK_CUT)
         truncated = True
     fixed = count(render_summary({"Active Task": active_task}))
     remaining = max(budget - fixed, 0)

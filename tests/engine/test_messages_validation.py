@@ -20,6 +20,7 @@ from compaction.messages import (
     validate_messages,
 )
 from compaction.summary import SUMMARY_PREFIX
+from compaction.validate import validate
 
 
 def validated(messages: Any) -> tuple[list[dict[str, Any]], list[str]]:
@@ -238,3 +239,32 @@ def test_group_end() -> None:
     assert group_end(messages, 3) == 4
     assert group_end(messages, 1) == 1
     assert group_end(messages, 4) == 4
+
+
+def test_a_reused_call_id_is_renamed_with_the_result_that_answers_it() -> None:
+    # SWE-agent and tau-bench reuse ids; keeping both would be rejected by the provider, and
+    # Phase 5 could keep only one pair. Results are matched first in, first out.
+    messages = [
+        user("go"),
+        calls(call("x", "open", {"path": "a.py"})),
+        tool("x", "contents of a.py"),
+        calls(call("x", "bash", {"command": "rm reproduce.py"})),
+        tool("x", "removed"),
+        calls(call("y", "bash", {"command": "ls"}), call("y", "bash", {"command": "pwd"})),
+        tool("y", "a.py"),
+        tool("y", "/testbed"),
+    ]
+    original = copy.deepcopy(messages)
+    checked, repairs = validated(messages)
+    assert messages == original
+    assert checked[3]["tool_calls"][0]["id"] == "x_2" and checked[4]["tool_call_id"] == "x_2"
+    assert checked[1] is messages[1] and checked[2] is messages[2]  # untouched pairs not copied
+    assert [c["id"] for c in checked[5]["tool_calls"]] == ["y", "y_2"]
+    assert [checked[6]["tool_call_id"], checked[7]["tool_call_id"]] == ["y", "y_2"]
+    assert repairs == [
+        "message 3: tool_calls[0] reused the id 'x' of an earlier call; renamed 'x_2' "
+        "(with the result that answers it)",
+        "message 5: tool_calls[1] reused the id 'y' of an earlier call; renamed 'y_2' "
+        "(with the result that answers it)",
+    ]
+    assert validate(checked, "openai") == []

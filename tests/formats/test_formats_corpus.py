@@ -91,9 +91,14 @@ def test_swe_agent_function_calling_traj() -> None:
     history = source["history"]
     assert roles(conversation) == [m["role"] for m in history]
     assert [m["content"] for m in conversation.messages] == [m["content"] for m in history]
+    # The trajectory reuses call ids; each reuse is renamed `<id>_N`, with its result, and said.
     ids = [m["tool_call_id"] for m in conversation.messages if m["role"] == "tool"]
-    assert ids == [m["tool_call_ids"][0] for m in history if m["role"] == "tool"]
-    defined, answered = assert_paired(conversation.messages, unique_ids=False)
+    source_ids = [m["tool_call_ids"][0] for m in history if m["role"] == "tool"]
+    assert [i if i in source_ids else i.rsplit("_", 1)[0] for i in ids] == source_ids
+    renamed = [i for i in ids if i not in source_ids]
+    assert len(renamed) == len(source_ids) - len(set(source_ids)) == 4
+    assert sum("reused the id" in w for w in conversation.warnings) == 4
+    defined, answered = assert_paired(conversation.messages)
     assert defined == answered
     assert sum(len(tool_calls(m)) for m in conversation.messages) == 13
     assert conversation.metadata["style"] == "function-calling"

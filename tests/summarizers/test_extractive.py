@@ -17,6 +17,7 @@ from compaction.redact import redact
 from compaction.strategies import config_for_target, head_tail
 from compaction.summarizers.base import SummaryRequest
 from compaction.summarizers.extractive import ExtractiveSummarizer, as_stored
+from compaction.summarizers.extractive_budget import ACTIVE_TASK_CUT, ACTIVE_TASK_MAX_SHARE
 from compaction.summary import SECTION_NAMES, Summary, parse_summary
 from compaction.tokens import make_counter
 
@@ -285,7 +286,27 @@ def test_an_oversized_active_task_is_cut_with_a_marker() -> None:
     text = summarizer.summarize(request_for(login_session(), budget=300, latest=latest))
     assert COUNTER.count_text(text) <= 300
     task = parse_summary(text).sections["Active Task"]
-    assert task.endswith("...[truncated]") and latest.startswith(task[: -len("...[truncated]")])
+    assert task.endswith(ACTIVE_TASK_CUT) and latest.startswith(task[: -len(ACTIVE_TASK_CUT)])
+
+
+def test_a_long_task_prompt_leaves_room_for_what_the_middle_did() -> None:
+    # SWE-agent's first (and latest) user message is a 4,000-character task prompt; copied whole,
+    # it left the Completed Actions two lines. It is cut to its share instead: the anchor keeps
+    # the message itself verbatim in the conversation.
+    latest = "Solve the issue described below, one tool call per response. " * 60
+    budget = 1_000
+    summarizer = ExtractiveSummarizer()
+    parsed = parse_summary(
+        summarizer.summarize(request_for(big_session(rounds=4), budget=budget, latest=latest))
+    )
+    task = parsed.sections["Active Task"]
+    assert task.endswith(ACTIVE_TASK_CUT) and latest.startswith(task[: -len(ACTIVE_TASK_CUT)])
+    assert COUNTER.count_text(task) <= budget * ACTIVE_TASK_MAX_SHARE
+    assert "(+" not in parsed.sections["Completed Actions"]  # every action listed
+    assert summarizer.last_details["active_task_truncated"] is True
+    # A request of a few sentences is copied whole even when the budget is small.
+    short = parse_summary(ExtractiveSummarizer().summarize(request_for(login_session(), 250)))
+    assert short.sections["Active Task"] == LATEST
     assert summarizer.last_details["active_task_truncated"] is True
 
 
@@ -363,8 +384,12 @@ def test_corpus_summaries_and_recall_against_head_tail(name: str) -> None:
         assert list(summary.sections) == list(SECTION_NAMES)
         budget = first.phase("summarize").details["budget_tokens"]
         assert COUNTER.count_text(summary.text) <= budget, where
-        latest = first.phase("summarize").details["latest_user_request"]
-        assert as_stored(redact(latest)) == summary.sections["Active Task"], where
+        latest = as_stored(redact(first.phase("summarize").details["latest_user_request"]))
+        task = summary.sections["Active Task"]
+        if task.endswith(ACTIVE_TASK_CUT):  # a long task prompt, cut to its share of the budget
+            assert latest.startswith(task[: -len(ACTIVE_TASK_CUT)].rstrip()), where
+        else:
+            assert latest == task, where
         facts = mine_facts(messages)
         ours = recall(facts, first.messages).ratio
         baseline = recall(facts, head_tail(messages, target, COUNTER)).ratio
