@@ -26,6 +26,7 @@ from compaction.result import FOLDED, PREVIOUS_SUMMARY, PhaseResult
 from compaction.summarizers.base import OnToken, Summarizer, SummaryRequest
 from compaction.summary import SECTION_NAMES, Summary, parse_summary, render_summary, static_marker
 from compaction.summary import summary_message_body as _summary_body
+from compaction.tool_summaries import DUPLICATE_MARKER, is_already_pruned
 
 CONTENT_LIMIT = 6_000
 KEEP_HEAD = 4_000
@@ -177,6 +178,7 @@ def summarize_phase(
         raw_turns=raw_middle,
         first_user_request=_first_user_text(messages),
         model=config.model,
+        pruned_tail_outputs=_pruned_tail_outputs(messages, raw_messages, tail_start),
     )
     outcome, error = _run_summarizer(summarizer, request, on_token, fallback_summarizer)
     fates = {i: FOLDED for i in range(head_end, tail_start) if i not in taken_out}
@@ -190,6 +192,7 @@ def summarize_phase(
         "budget_tokens": budget,
         "middle_tokens": middle_tokens,
         "turns": len(middle),
+        "pruned_tail_outputs": len(request.pruned_tail_outputs),
         "prompt": request.prompt,
         "latest_user_request": latest_user,
         "summary_text": outcome.text,
@@ -237,6 +240,28 @@ def _run_summarizer(
         error = {"kind": "failed", "message": reason, "error_class": "InvalidSummary"}
         return SummaryOutcome(static_marker(request.turn_count), None, "static", reason), error
     return SummaryOutcome(render_summary(parsed), parsed, None, None), None
+
+
+def _pruned_tail_outputs(
+    messages: Sequence[Message], raw_messages: Sequence[Message], tail_start: int
+) -> list[str]:
+    """The raw text of each tail tool output that Phase 1 replaced with its one-line summary.
+
+    (A duplicate marker is not one of them: the newest copy of that output is still there.)
+    """
+    outputs = []
+    for index in range(tail_start, min(len(messages), len(raw_messages))):
+        message = messages[index]
+        content = message.get("content")
+        if (
+            message.get("role") == "tool"
+            and isinstance(content, str)
+            and content != DUPLICATE_MARKER
+            and is_already_pruned(content)
+            and content_text(raw_messages[index]) != content
+        ):
+            outputs.append(content_text(raw_messages[index]))
+    return outputs
 
 
 def _latest_user_text(messages: Sequence[Message]) -> str | None:

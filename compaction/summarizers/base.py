@@ -40,6 +40,9 @@ class SummaryRequest:
     first_user_request: str | None = None
     #: The model the conversation runs on (the LLM summariser's default).
     model: str = "gpt-4o"
+    #: Raw text of the tail's tool outputs that Phase 1 cut to one line. They leave the context as
+    #: surely as the middle does (only the one-liner stays), so a summariser may keep their facts.
+    pruned_tail_outputs: list[str] = field(default_factory=list)
 
     @property
     def iterative(self) -> bool:

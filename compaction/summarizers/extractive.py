@@ -56,7 +56,9 @@ class ExtractiveSummarizer:
     def summarize(self, request: SummaryRequest, on_token: OnToken | None = None) -> str:
         started = time.perf_counter()
         turns = request.raw_turns or request.turns
-        findings = scan(turns, request.turns if request.raw_turns else None)
+        findings = scan(
+            turns, request.turns if request.raw_turns else None, request.pruned_tail_outputs
+        )
         previous = None
         next_number = 1
         if request.previous_summary:

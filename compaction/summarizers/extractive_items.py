@@ -61,5 +61,7 @@ def render_items(items: list[Item], name: str, omitted: int = 0) -> str:
 
 
 def recency(index: int, total: int) -> float:
-    """0.0 for the first message, 1.0 for the last: later facts matter more to the next turn."""
-    return index / total if total > 1 else 1.0
+    """0.0 for the first message, 1.0 for the last: later facts matter more to the next turn.
+
+    (Facts from the tail's pruned outputs come after the last message: they count as the last.)"""
+    return min(index / total, 1.0) if total > 1 else 1.0

@@ -233,15 +233,28 @@ def pair_results(turns: Sequence[Message]) -> Results:
     return results
 
 
-def scan(turns: Sequence[Message], pruned: Sequence[Message] | None = None) -> Findings:
+def scan(
+    turns: Sequence[Message],
+    pruned: Sequence[Message] | None = None,
+    tail_outputs: Sequence[str] = (),
+) -> Findings:
     """Collect the findings of `turns` (never modified) in one pass.
 
     `pruned` is the same middle after Phase 1: its one-line summaries of tool outputs are reused
-    as Completed Actions lines rather than computed again from the full outputs.
+    as Completed Actions lines rather than computed again from the full outputs. `tail_outputs`
+    are tail outputs Phase 1 cut to one line: only their identifiers are mined (as the newest),
+    within the same character allowance as the middle's outputs.
     """
     results = pair_results(turns)
     scanner = _Scanner()
     allowance = IDENTIFIER_SCAN_CHARS
+    # Newest first: the tail's outputs, then the middle's.
+    for position in range(len(tail_outputs) - 1, -1, -1):
+        if allowance <= 0:
+            break
+        text = tail_outputs[position]
+        allowance -= len(text)
+        scanner._identifiers(len(turns) + position, output_identifiers(text), prose=False)
     for index, text in sorted(results.values(), reverse=True):
         if allowance <= 0:
             break

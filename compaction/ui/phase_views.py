@@ -209,6 +209,11 @@ def _summarize_view(
         f"**{d['summarizer']}** · {kind} · budget **{d['budget_tokens']:,} tokens**"
         + (f" · focus: _{d['focus']}_" if d.get("focus") else "")
     )
+    if d.get("pruned_tail_outputs") and d["summarizer"] == "extractive":
+        st.caption(
+            f"Also mined: {d['pruned_tail_outputs']} tail output(s) that Phase 1 cut to one line "
+            "(their identifiers would otherwise leave the context unrecorded)."
+        )
     _fallback_notice(d)
     if d.get("discarded"):
         st.warning(d["discarded"])

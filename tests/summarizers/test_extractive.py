@@ -411,3 +411,13 @@ def test_a_reused_call_id_keeps_each_calls_own_result_and_error() -> None:
     update = next(line for line in actions.splitlines() if "update_reservation_flights" in line)
     assert "Error: payment method not found" in update
     assert "Error: payment method not found" in summary.sections["Blocked"]
+
+
+def test_pruned_tail_outputs_give_identifiers_but_no_actions() -> None:
+    turns = login_session()
+    request = request_for(turns)
+    request.pruned_tail_outputs = ["deployed to https://staging.example.dev/ at build 4f3c2a1d9e"]
+    summary = parse_summary(ExtractiveSummarizer().summarize(request))
+    assert "https://staging.example.dev/" in summary.sections["Critical Context"]
+    plain = parse_summary(ExtractiveSummarizer().summarize(request_for(turns)))
+    assert summary.sections["Completed Actions"] == plain.sections["Completed Actions"]
