@@ -110,9 +110,14 @@ class Recall:
         }
 
 
+#: Typographic quotes as their ASCII forms: a fact mined with one must match text with the other.
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+
+
 def normalise(text: str) -> str:
-    """Lower case, whitespace collapsed: the form facts and haystacks are compared in."""
-    return " ".join(text.lower().split())
+    """Lower case, quotes made plain, whitespace collapsed: the form facts and haystacks are
+    compared in."""
+    return " ".join(text.lower().translate(_QUOTES).split())
 
 
 def user_text(message: Message) -> str:
