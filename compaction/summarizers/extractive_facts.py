@@ -36,7 +36,8 @@ IDENTIFIER_WINDOW_CHARS = 1_500
 TODO_TOOLS = ("TodoWrite", "todo_write", "update_plan", "UpdatePlan")
 _FAILURE_IN_OUTPUT = re.compile(
     r"^(?:Traceback \(most recent call last\)|\w{0,60}(?:Error|Exception): |error(?:\[\w+\])?: "
-    r"|fatal: )",
+    # test runners: pytest's FAILED lines and its "=== 2 failed, 4 passed ===" verdict, unittest's
+    r"|fatal: |FAILED |FAIL: |=+ (?:.*, )?\d+ failed\b)",
     re.M,
 )
 _APPLIED_EDIT = re.compile(r"^Applied edit to (\S+)", re.M)

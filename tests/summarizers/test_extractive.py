@@ -421,3 +421,28 @@ def test_pruned_tail_outputs_give_identifiers_but_no_actions() -> None:
     assert "https://staging.example.dev/" in summary.sections["Critical Context"]
     plain = parse_summary(ExtractiveSummarizer().summarize(request_for(turns)))
     assert summary.sections["Completed Actions"] == plain.sections["Completed Actions"]
+
+
+def test_a_pytest_run_with_failures_is_a_failed_action_with_its_failed_lines() -> None:
+    # pytest -q prints no "Error:" line and no exit code: its FAILED lines and the "2 failed"
+    # verdict are the evidence. Read as "no error seen" before, the failures vanished.
+    output = (
+        ".F..F.                                   [100%]\n"
+        "=================================== FAILURES ===================================\n"
+        ">       assert paginate(items, 3) == ([40, 41, 42, 43, 44], 3)\n"
+        "E       assert ([], 3) == ([40, 41, 42, 43, 44], 3)\n"
+        "=========================== short test summary info ============================\n"
+        "FAILED tests/test_pagination.py::test_first_page - assert ([20, 21, 22, 23, 2...\n"
+        "FAILED tests/test_pagination.py::test_last_page - assert ([], 3) == ([40, 41], 3)\n"
+        "========================= 2 failed, 4 passed in 0.05s =========================="
+    )
+    turns = [
+        user("Fix the pagination helper and run its tests."),
+        assistant(None, call("p1", "Bash", command="python -m pytest tests/test_pagination.py -q")),
+        result("p1", output),
+    ]
+    summary = parse_summary(ExtractiveSummarizer().summarize(request_for(turns)))
+    action = summary.sections["Completed Actions"]
+    assert "-> failed" in action and "no error seen" not in action
+    assert "FAILED tests/test_pagination.py::test_last_page" in action
+    assert "FAILED tests/test_pagination.py::test_last_page" in summary.sections["Blocked"]
