@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
 from llm_server import LLMServer
@@ -167,3 +168,39 @@ def test_answers_are_split_by_heading_and_facts_matched_loosely() -> None:
     fact = Fact("latest_request", "Now update the changelog for version v2.4.1.", 0)
     assert fact_answered(fact, "They asked to update the CHANGELOG for version v2.4.1")
     assert not fact_answered(fact, "They asked about the login bug")
+
+
+# -- the bar, on every real session ------------------------------------------------------
+
+_ROOT = Path(__file__).resolve().parents[1]
+_CORPUS = _ROOT.parent / "shared" / "corpus"
+_SESSION_FILES = sorted(
+    [
+        p
+        for p in (_ROOT / "sample_sessions").iterdir()
+        if p.suffix in (".json", ".jsonl") and p.name != "index.json"
+    ]
+    + (
+        [p for p in _CORPUS.iterdir() if p.is_file() and p.name != "README.md"]
+        if _CORPUS.is_dir()
+        else []
+    )
+)
+
+
+@pytest.mark.parametrize("path", _SESSION_FILES, ids=lambda p: p.name[:48])
+def test_compaction_keeps_at_least_the_facts_of_the_baselines_and_stays_valid(path: Path) -> None:
+    # The corpus files join the samples when ../shared/corpus is present.
+    from compaction.formats import load_conversations
+
+    conversations = load_conversations(path)
+    for position, conversation in enumerate(conversations):
+        evaluation = evaluate(conversation, ("head-tail", "truncate-outputs", "compaction"))
+        outcomes = evaluation.outcomes
+        ours = outcomes["compaction"]
+        where = f"{path.name} #{position}"
+        for baseline in ("head-tail", "truncate-outputs"):
+            assert ours.recall.found >= outcomes[baseline].recall.found, (where, baseline)
+        assert ours.tokens <= evaluation.tokens_before, where
+        errors = [p for ps in ours.problems.values() for p in ps if p.severity == "error"]
+        assert errors == [], (where, errors)
