@@ -1,14 +1,13 @@
 """Grouping consecutive messages into bars, so a per-message chart stays cheap to draw.
 
-Headless Chromium without a GPU takes ~20 s to draw 5,000 plotly bars, against the 3 s first
+Headless Chromium without a GPU took ~20 s to draw 5,000 plotly bars, against the 3 s first
 render goal; 600 bars draw in well under a second and are still more bars than a chart is wide
 in pixels. Above the limit, consecutive messages are grouped into bins of equal message count.
-Pure functions (no Streamlit, no plotly) so the grouping is tested on its own.
+Pure functions (no Streamlit, no chart library) so the grouping is tested on its own.
 """
 
 from __future__ import annotations
 
-import html
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -93,17 +92,3 @@ def _bin(
         label_counts=dict(by_count),
         role_counts=dict(Counter(roles[start:end])),
     )
-
-
-def bin_hover(item: Bin, label_names: dict[str, str]) -> str:
-    """The hover of a grouped bar: its message range, roles, tokens (and labels when mixed)."""
-    span = f"#{item.start}" if item.size == 1 else f"#{item.start}–#{item.end - 1}"
-    roles = ", ".join(f"{n} {html.escape(role)}" for role, n in sorted(item.role_counts.items()))
-    text = f"messages {span} ({item.size}) · {item.tokens:,} tokens<br>{roles}"
-    if len(item.label_counts) > 1:
-        mixed = ", ".join(
-            f"{n} {html.escape(label_names.get(label, label))}"
-            for label, n in item.label_counts.items()
-        )
-        text += f"<br>{mixed}"
-    return text + "<br>click to open the first message"

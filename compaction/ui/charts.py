@@ -1,25 +1,32 @@
-"""plotly figures: the budget bar and the per-message chart, coloured from the one palette.
+"""The Inspect overview's charts (Vega-Lite, through Altair): the budget bar and the per-message
+chart, coloured from the one palette.
 
-Figures are built here from plain numbers so pages only place them. Hover text is escaped (plotly's
-hover labels understand a few HTML tags, and message text is untrusted) and previews are cut
-short so a 5,000-message chart stays small. Above BAR_LIMIT messages the per-message chart groups
-consecutive messages into bars (binning.py): the browser, not Python, is what a 5,000-bar chart
-makes slow.
+Why not plotly, which the other pages use: plotly.js is a 4.7 MB bundle that headless Chromium on
+two cores needs ~3 s to load and draw, so a first render with it could not meet the 3 s goal
+(benchmarks/bench_browser.py measures both). Streamlit draws Vega-Lite with code it already loads.
+
+Charts are built here from plain numbers so pages only place them. Tooltip text is passed as plain
+fields: vega-tooltip escapes HTML before showing it, so untrusted message text stays text.
+Previews are cut short so a 5,000-message chart stays small, and above BAR_LIMIT messages
+consecutive messages are grouped into bars (binning.py): drawing, not Python, is what thousands of
+bars make slow.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
+from typing import Any
 
-import plotly.graph_objects as go
+import altair as alt
 
 from compaction.config import CompactionConfig
 from compaction.messages import Message, content_text, tool_calls
-from compaction.ui.binning import BAR_LIMIT, Bin, bin_hover, bin_size, make_bins
+from compaction.ui.binning import BAR_LIMIT, Bin, bin_size, make_bins
 from compaction.ui.palette import FATE_LABELS, REGION_COLORS, REGION_LABELS, fate_color
 
 PREVIEW_CHARS = 80
+#: The name of the per-message chart's click selection (its state names the clicked bar).
+PICK = "pick"
 
 
 def preview(message: Message, limit: int = PREVIEW_CHARS) -> str:
@@ -35,54 +42,76 @@ def preview(message: Message, limit: int = PREVIEW_CHARS) -> str:
 
 def budget_bar(
     head_tokens: int, middle_tokens: int, tail_tokens: int, config: CompactionConfig
-) -> go.Figure:
-    """One horizontal stacked bar: head, middle, tail against the window and the threshold."""
-    figure = go.Figure()
-    for region, tokens in (("head", head_tokens), ("middle", middle_tokens), ("tail", tail_tokens)):
-        figure.add_trace(
-            go.Bar(
-                y=["conversation"],
-                x=[tokens],
-                name=f"{REGION_LABELS[region]}: {tokens:,}",
-                orientation="h",
-                marker_color=REGION_COLORS[region],
-                hovertemplate=f"{REGION_LABELS[region]}: %{{x:,}} tokens<extra></extra>",
-            )
-        )
-    total = head_tokens + middle_tokens + tail_tokens
-    top = max(config.context_length, total) * 1.02
-    for x, label, dash in (
-        (config.threshold_tokens, f"threshold {config.threshold_tokens:,}", "dash"),
-        (config.context_length, f"window {config.context_length:,}", "solid"),
-    ):
-        # Labels sit left of their line (right-anchored): the window line is usually the plot's
-        # right edge, where a label centred or to the right of it would be cut off.
-        figure.add_vline(
-            x=x,
-            line_dash=dash,
-            line_color="#333",
-            annotation_text=label,
-            annotation_position="top left",
-            annotation_xanchor="right",
-        )
-    figure.update_layout(
-        barmode="stack",
-        height=170,
-        margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        xaxis={"range": [0, top], "title": "tokens"},
-        yaxis={"visible": False},
-        legend={"orientation": "h", "y": -0.6},
+) -> alt.LayerChart:
+    """One horizontal stacked bar: head, middle, tail against the window and the threshold.
+
+    The legend names each region with its tokens (a 300-token head is too thin a sliver to label
+    in the bar), and the threshold and window lines are labelled above the bar so the labels never
+    sit on a region's colour."""
+    regions = ("head", "middle", "tail")
+    counts = (head_tokens, middle_tokens, tail_tokens)
+    names = [f"{REGION_LABELS[r]} · {t:,} tokens" for r, t in zip(regions, counts, strict=True)]
+    parts = alt.InlineData(
+        values=[
+            {"part": name, "tokens": t, "order": i}
+            for i, (name, t) in enumerate(zip(names, counts, strict=True))
+        ]
     )
-    return figure
+    top = max(config.context_length, sum(counts)) * 1.02
+    x_scale = alt.Scale(domain=[0, top], nice=False)
+    # A band scale with the bar in the lower row and the line labels in the upper one.
+    y_scale = alt.Scale(domain=["labels", "bar"], paddingInner=0.1, paddingOuter=0)
+    no_axis = alt.Axis(labels=False, ticks=False, domain=False, title=None)
+    bars = (
+        alt.Chart(parts)
+        .mark_bar()
+        .encode(
+            x=alt.X("tokens:Q", stack="zero", scale=x_scale, title=None),
+            y=alt.Y("row:N", scale=y_scale, axis=no_axis),
+            color=alt.Color(
+                "part:N",
+                scale=alt.Scale(domain=names, range=[REGION_COLORS[r] for r in regions]),
+                legend=alt.Legend(orient="bottom", title=None, labelLimit=400),
+            ),
+            order=alt.Order("order:Q"),
+            tooltip=[
+                alt.Tooltip("part:N", title="region"),
+                alt.Tooltip("tokens:Q", format=",", title="tokens"),
+            ],
+        )
+        .transform_calculate(row="'bar'")
+    )
+    lines = alt.InlineData(
+        values=[
+            {"x": config.threshold_tokens, "label": f"threshold {config.threshold_tokens:,}"},
+            {"x": config.context_length, "label": f"window {config.context_length:,}"},
+        ]
+    )
+    rules = (
+        alt.Chart(lines)
+        .mark_rule(color="#333", strokeDash=[4, 3], strokeWidth=1.5)
+        .encode(x=alt.X("x:Q", scale=x_scale))
+    )
+    # Labels end at their line (right-aligned): the window line is usually the right edge.
+    labels = (
+        alt.Chart(lines)
+        .mark_text(align="right", dx=-4, color="#333")
+        .encode(
+            x=alt.X("x:Q", scale=x_scale),
+            y=alt.Y("row:N", scale=y_scale, axis=no_axis),
+            text="label:N",
+        )
+        .transform_calculate(row="'labels'")
+    )
+    return alt.LayerChart(layer=[bars, rules, labels]).properties(height=150)
 
 
 def hover_texts(messages: Sequence[Message], tokens: Sequence[int]) -> list[str]:
-    """One escaped hover label per message (pages cache it per conversation)."""
-    return [
-        f"#{i} {html.escape(str(m.get('role', '?')))} · {tokens[i]:,} tokens<br>"
-        f"{html.escape(preview(m))}"
-        for i, m in enumerate(messages)
-    ]
+    """Each message's one-line preview for the chart's tooltip (pages cache it per conversation).
+
+    Plain text: vega-tooltip escapes it, so markup in a message is shown, never run."""
+    del tokens  # the tooltip shows them in their own field
+    return [preview(message) for message in messages]
 
 
 def label_names(colors_by: str) -> dict[str, str]:
@@ -101,79 +130,100 @@ def message_chart(
     colors_by: str,
     roles: Sequence[str],
     limit: int = BAR_LIMIT,
-) -> go.Figure:
-    """Tokens per message, one trace per region (or fate) so the legend explains the colours.
+) -> alt.LayerChart:
+    """Tokens per message, coloured by region (or fate) with a legend that explains the colours.
 
     `colors_by` is "region" (labels are regions) or "fate" (labels are fates). Up to `limit`
-    messages there is one bar per message (x is its index, `hover` its label); above it, bars
-    group consecutive messages (x is the first message of the group, so a click still opens a
-    message). One colour per trace and plain hover strings: plotly validates a per-bar colour
-    list or nested customdata element by element, which costs ~0.5 s at 5,000 messages.
+    messages there is one bar per message (`hover` holds each message's preview); above it, bars
+    group consecutive messages. Every bar spans its messages on the message axis (start..end), so
+    the axis reads in messages either way, and clicking a bar selects its first message (the
+    PICK selection, whose state is `{"pick": [{"start": N}]}`).
     """
-    size = bin_size(len(tokens), limit)
-    if size > 1:
-        # Regions are contiguous, so splitting bins at their boundaries costs ≤ 2 extra bars.
-        bins = make_bins(tokens, labels, roles, size, split_on_label=colors_by == "region")
-        figure = _binned_chart(bins, colors_by)
-    else:
-        figure = _per_message_chart(hover, tokens, labels, colors_by)
-    figure.update_layout(
-        height=260,
-        bargap=0.05,
-        margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        xaxis={"title": "message"},
-        yaxis={"title": "tokens"},
-        legend={"orientation": "h", "y": -0.3},
-        clickmode="event+select",
+    rows = chart_rows(hover, tokens, labels, colors_by, roles, limit)
+    names = label_names(colors_by)
+    seen = list(dict.fromkeys(labels))
+    pick = alt.selection_point(name=PICK, fields=["start"], on="click", toggle=False)
+    base = alt.Chart(alt.InlineData(values=rows)).encode(
+        x=alt.X("start:Q", title="message", scale=alt.Scale(nice=False, zero=True)),
+        x2="end:Q",
     )
-    return figure
-
-
-def _per_message_chart(
-    hover: Sequence[str], tokens: Sequence[int], labels: Sequence[str], colors_by: str
-) -> go.Figure:
-    groups: dict[str, list[int]] = {}
-    for index, label in enumerate(labels):
-        groups.setdefault(label, []).append(index)
-    names = label_names(colors_by)
-    figure = go.Figure()
-    for label, indices in groups.items():
-        figure.add_trace(
-            go.Bar(
-                x=indices,
-                y=[tokens[i] for i in indices],
-                name=names.get(label, label),
-                marker_color=_label_color(label, colors_by),
-                hovertext=[hover[i] for i in indices],
-                hoverinfo="text",
-            )
+    bars = base.mark_bar(stroke=None).encode(
+        y=alt.Y("tokens:Q", title="tokens"),
+        y2=alt.datum(0),
+        color=alt.Color(
+            "label:N",
+            scale=alt.Scale(
+                domain=[names.get(label, label) for label in seen],
+                range=[_label_color(label, colors_by) for label in seen],
+            ),
+            legend=alt.Legend(orient="bottom", title=None),
+        ),
+        opacity=alt.condition(pick, alt.value(1.0), alt.value(0.45)),
+    )
+    # An invisible full-height bar per message carries the tooltip and the click: a 20-token
+    # message beside a 20,000-token one is a bar one pixel high, and must still be easy to hit.
+    targets = (
+        base.mark_bar(opacity=0)
+        .encode(
+            y=alt.value(0),
+            y2=alt.value({"expr": "height"}),
+            tooltip=[
+                alt.Tooltip("messages:N", title="message"),
+                alt.Tooltip("tokens:Q", format=",", title="tokens"),
+                alt.Tooltip("role:N", title="role"),
+                alt.Tooltip("label:N", title="part"),
+                alt.Tooltip("detail:N", title="text"),
+            ],
         )
-    return figure
+        .add_params(pick)
+    )
+    return alt.LayerChart(layer=[bars, targets]).properties(height=230)
 
 
-def _binned_chart(bins: Sequence[Bin], colors_by: str) -> go.Figure:
-    groups: dict[str, list[Bin]] = {}
-    for item in bins:
-        groups.setdefault(item.label, []).append(item)
+def chart_rows(
+    hover: Sequence[str],
+    tokens: Sequence[int],
+    labels: Sequence[str],
+    colors_by: str,
+    roles: Sequence[str],
+    limit: int = BAR_LIMIT,
+) -> list[dict[str, Any]]:
+    """One row per bar: start, end (exclusive), tokens, label (human), and the tooltip fields."""
     names = label_names(colors_by)
-    figure = go.Figure()
-    for label, items in groups.items():
-        figure.add_trace(
-            go.Bar(
-                # Each bar spans its messages on the message axis: it starts at its first message
-                # (offset 0) and is as wide as the group, so the axis still reads in messages.
-                x=[item.start for item in items],
-                y=[item.tokens for item in items],
-                width=[item.size for item in items],
-                offset=0,
-                name=names.get(label, label),
-                marker_color=_label_color(label, colors_by),
-                marker_line_width=0,
-                hovertext=[bin_hover(item, names) for item in items],
-                hoverinfo="text",
-            )
-        )
-    return figure
+    size = bin_size(len(tokens), limit)
+    if size == 1:
+        return [
+            {
+                "start": index,
+                "end": index + 1,
+                "tokens": tokens[index],
+                "label": names.get(labels[index], labels[index]),
+                "messages": f"#{index}",
+                "role": roles[index],
+                "detail": hover[index] if index < len(hover) else "",
+            }
+            for index in range(len(tokens))
+        ]
+    # Regions are contiguous, so splitting bins at their boundaries costs ≤ 2 extra bars.
+    bins = make_bins(tokens, labels, roles, size, split_on_label=colors_by == "region")
+    return [_bin_row(item, names) for item in bins]
+
+
+def _bin_row(item: Bin, names: dict[str, str]) -> dict[str, Any]:
+    roles = ", ".join(f"{n} {role}" for role, n in sorted(item.role_counts.items()))
+    detail = "click to open the first message"
+    if len(item.label_counts) > 1:
+        mixed = ", ".join(f"{n} {names.get(lab, lab)}" for lab, n in item.label_counts.items())
+        detail = f"{mixed} · {detail}"
+    return {
+        "start": item.start,
+        "end": item.end,
+        "tokens": item.tokens,
+        "label": names.get(item.label, item.label),
+        "messages": f"#{item.start}–#{item.end - 1} ({item.size})",
+        "role": roles,
+        "detail": detail,
+    }
 
 
 def grouping_caption(count: int, colors_by: str, limit: int = BAR_LIMIT) -> str | None:

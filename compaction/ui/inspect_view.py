@@ -8,7 +8,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 
-import plotly.graph_objects as go
+import altair as alt
 import streamlit as st
 
 from compaction.formats import dump_conversation
@@ -16,7 +16,7 @@ from compaction.messages import Message
 from compaction.result import CompactionResult
 from compaction.ui import compute, nav
 from compaction.ui.binning import bin_size
-from compaction.ui.charts import budget_bar, grouping_caption, hover_texts, message_chart
+from compaction.ui.charts import PICK, budget_bar, grouping_caption, hover_texts, message_chart
 from compaction.ui.message_views import (
     call_index,
     message_frame,
@@ -60,9 +60,9 @@ def _chart(
     _tokens: list[int],
     _labels: list[str],
     colors_by: str,
-) -> go.Figure:
-    # Building 5,000 bars costs plotly ~0.1–0.3 s of validation; a figure is only read after
-    # (st.plotly_chart serialises a copy), so one per key is shared by every rerun.
+) -> alt.LayerChart:
+    # A chart is only read after it is built (st.altair_chart serialises its spec), so one per
+    # key is shared by every rerun: a slider move that keeps the cut rebuilds nothing.
     grouped = bin_size(len(_messages)) > 1
     # A grouped chart has its own hover per bar: the per-message previews are not needed.
     hover = [] if grouped else _hover(hover_key, _messages, _tokens)
@@ -83,7 +83,9 @@ def _message_chart(
     assert settings.config is not None
     hover_key = f"{loaded.content_hash}|{settings.config.counter}|{settings.config.model}"
     figure = _chart(chart_key, hover_key, loaded.messages, regions.tokens, labels, colors_by)
-    st.plotly_chart(figure, key=key, on_select=select_from_chart(key), selection_mode="points")
+    st.altair_chart(
+        figure, key=key, on_select=select_from_chart(key), selection_mode=PICK, width="stretch"
+    )
     if caption := grouping_caption(len(loaded.messages), colors_by):
         st.caption(caption)
 
@@ -113,7 +115,7 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
         column.metric(
             f"{region.capitalize()} messages", regions.count(region), help=f"{tokens:,} tokens"
         )
-    st.plotly_chart(budget_bar(head, middle, tail, config), key="budget_bar")
+    st.altair_chart(budget_bar(head, middle, tail, config), key="budget_bar", width="stretch")
     chart_key = f"{loaded.content_hash}|{config.counter}|{config.model}"
     chart_key += f"|{regions.head_end}|{regions.tail_start}"  # the labels follow from the cut
     _message_chart(chart_key, loaded, settings, regions, regions.labels, "region", "message_chart")

@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from compaction.messages import Message, call_arguments, call_name, content_text, tool_calls
-from compaction.ui.charts import preview
+from compaction.ui.charts import PICK, preview
 from compaction.ui.palette import FATE_LABELS, REGION_EMOJI
 
 FOLD_CHARS = 3_000  # content longer than this is folded behind an expander
@@ -68,13 +68,15 @@ def _select_from_table(key: str) -> None:
 
 
 def select_from_chart(key: str) -> Callable[[], None]:
-    """A callback opening the message of the clicked bar (x is the message index)."""
+    """A callback opening the message of the clicked bar (its selection holds the bar's first
+    message, `{"pick": [{"start": N}]}`; see charts.message_chart)."""
 
     def callback() -> None:
         state = st.session_state.get(key)
-        points = getattr(getattr(state, "selection", None), "points", None) or []
-        if points and "x" in points[0]:
-            st.session_state[SELECTED_KEY] = int(points[0]["x"])
+        selection = getattr(state, "selection", None) or {}
+        picked = selection.get(PICK) if hasattr(selection, "get") else None
+        if picked and isinstance(picked, list) and "start" in picked[0]:
+            st.session_state[SELECTED_KEY] = int(picked[0]["start"])
 
     return callback
 
@@ -114,7 +116,10 @@ def render_message(
         st.caption(f"Tool result for `{call_id}` — answers {where}")
     text = content_text(message)
     if text:
-        _folded_text(text, f"fold_{index}")
+        # Tool output in monospace; people's and the model's prose as plain text. (st.text also
+        # spares the first view the 1.5 MB syntax highlighter that st.code loads: the message
+        # shown first is the system prompt.)
+        _folded_text(text, f"fold_{index}", monospace=role == "tool")
     for call in tool_calls(message):
         st.caption(f"🔧 tool call `{call_name(call)}` · id `{call.get('id', '?')}`")
         st.code(_pretty_arguments(call_arguments(call)), language="json", wrap_lines=True)
@@ -127,13 +132,19 @@ def _pretty_arguments(arguments: str) -> str:
         return arguments
 
 
-def _folded_text(text: str, key: str) -> None:
+def _folded_text(text: str, key: str, monospace: bool) -> None:
+    def show(body: str) -> None:
+        if monospace:
+            st.code(body, language=None, wrap_lines=True)
+        else:
+            st.text(body)
+
     if len(text) <= FOLD_CHARS:
-        st.code(text, language=None, wrap_lines=True)
+        show(text)
         return
-    st.code(text[:FOLD_CHARS] + "\n…", language=None, wrap_lines=True)
+    show(text[:FOLD_CHARS] + "\n…")
     with st.expander(f"Show all {len(text):,} characters"):
-        st.code(text, language=None, wrap_lines=True)
+        show(text)
 
 
 def open_message_input(count: int) -> int:

@@ -90,9 +90,16 @@ def test_sample_run_all_phases_shows_the_summary(page: Page, app_server: AppServ
     open_app(page, f"{app_server.url}/?sample={SAMPLE}")
     expect(page.get_by_role("heading", name="Inspect")).to_be_visible()
     expect(page.get_by_text("Coding agent fixes a failing pytest suite").first).to_be_visible()
-    expect(page.locator("[data-testid='stPlotlyChart']").first).to_be_visible()
+    expect(page.locator("[data-testid='stVegaLiteChart']").nth(1)).to_be_visible()
     _no_exception(page)
     screenshot(page, "inspect-loaded")
+
+    # Clicking a bar of the per-message chart opens that message.
+    bar = _hover_bar(page, "#5")
+    page.mouse.click(*bar)
+    expect(page.get_by_label("Open message #")).to_have_value("5", timeout=RENDER_TIMEOUT_MS)
+    expect(page.get_by_text("#5 · ", exact=False).first).to_be_visible()
+    wait_idle(page)
 
     _run_all(page)
     expect(page.get_by_role("heading", name="Phase 5 · Cleanup and anti-thrash")).to_be_visible()
@@ -193,6 +200,46 @@ def xss_conversation() -> list[dict[str, Any]]:
     return messages
 
 
+def _tooltip_at(page: Page, x: float, y: float) -> str | None:
+    page.mouse.move(x, y)
+    page.wait_for_timeout(25)
+    tip = page.locator("#vg-tooltip-element.visible")
+    return tip.inner_text() if tip.count() else None
+
+
+def _chart_row(page: Page) -> tuple[float, float, float]:
+    """(left, right, y) of a line across the per-message chart's plot area."""
+    chart = page.locator("[data-testid='stVegaLiteChart']").nth(1)
+    chart.scroll_into_view_if_needed()
+    box = chart.bounding_box()
+    assert box is not None
+    # Each message has an invisible full-height target, so any height inside the plot works.
+    return box["x"], box["x"] + box["width"], box["y"] + 40
+
+
+def _tooltips(page: Page, steps: int = 60) -> list[str]:
+    """Sweep the mouse across the per-message chart: the tooltip texts it showed."""
+    left, right, y = _chart_row(page)
+    seen = []
+    for step in range(steps):
+        text = _tooltip_at(page, left + (right - left) * step / (steps - 1), y)
+        if text:
+            seen.append(text)
+    return seen
+
+
+def _hover_bar(page: Page, label: str) -> tuple[float, float]:
+    """A point on the bar whose tooltip names message `label` (e.g. "#5"), walking from the left."""
+    left, right, y = _chart_row(page)
+    x = left
+    while x < right:
+        text = _tooltip_at(page, x, y)
+        if text and label in [line.strip() for line in text.splitlines()]:
+            return x, y
+        x += 3
+    raise AssertionError(f"no bar of the message chart shows {label} in its tooltip")
+
+
 def _open_message(page: Page, index: int) -> None:
     box = page.get_by_label("Open message #")
     box.fill(str(index))
@@ -224,8 +271,12 @@ def test_message_html_is_shown_as_text(page: Page, app_server: AppServer, tmp_pa
     expect(overview).to_contain_text(f"Fix {IMG} in the comment renderer")
 
     _open_message(page, 3)
-    detail = page.locator("[data-testid='stCode']").filter(has_text=SCRIPT).first
+    detail = page.locator("[data-testid='stText']").filter(has_text=SCRIPT).first
     expect(detail).to_contain_text(f"must show {SCRIPT} and {IMG} as text")
+    # The chart's tooltips show message previews: markup in them is text too.
+    previews = _tooltips(page)
+    assert any(IMG in text for text in previews), previews
+    assert page.locator("#vg-tooltip-element img").count() == 0
     # The loader's expander label carries the title too (from the run after the upload's).
     loader = page.locator("[data-testid='stExpander'] summary").filter(has_text="Loaded: ")
     expect(loader).to_contain_text(f"Loaded: Fix {IMG} in the comment renderer")

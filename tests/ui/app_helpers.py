@@ -71,3 +71,9 @@ def dataframe_with(at: AppTest, column: str) -> Any:
         if column in frame.value.columns:
             return frame.value
     raise AssertionError(f"no dataframe with a {column!r} column")
+
+
+def shown_texts(at: AppTest) -> list[str]:
+    """Message text as the page shows it: prose through st.text, tool output through st.code
+    (both plain text: never markdown, never HTML)."""
+    return [str(element.value) for element in [*at.text, *at.code]]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
-from compaction.ui.binning import BAR_LIMIT, bin_hover, bin_size, make_bins
-from compaction.ui.charts import grouping_caption, message_chart
+from compaction.ui.binning import BAR_LIMIT, bin_size, make_bins
+from compaction.ui.charts import PICK, chart_rows, grouping_caption, message_chart
 from compaction.ui.palette import FATE_LABELS
 
 
@@ -36,15 +38,16 @@ def test_a_fate_bin_takes_the_label_of_most_of_its_tokens() -> None:
     assert len(bins) == 1
     assert bins[0].label == "kept"  # 105 tokens against 20 (as many messages each)
     assert bins[0].label_counts == {"kept": 2, "folded": 2}
-    hover = bin_hover(bins[0], FATE_LABELS)
-    assert "messages #0–#3 (4)" in hover
-    assert "125 tokens" in hover
-    assert "2 folded into the summary" in hover
+    (row,) = chart_rows([], [100, 10, 10, 5], labels, "fate", ["tool"] * 4, limit=1)
+    assert row["messages"] == "#0–#3 (4)" and row["tokens"] == 125
+    assert row["label"] == FATE_LABELS["kept"]
+    assert "2 folded into the summary" in row["detail"]
 
 
-def test_hover_escapes_roles() -> None:
-    bins = make_bins([1], ["kept"], ["<b>x</b>"], 1, split_on_label=False)
-    assert "&lt;b&gt;" in bin_hover(bins[0], FATE_LABELS)
+def test_tooltips_are_plain_text_for_vega_to_escape() -> None:
+    # vega-tooltip escapes HTML itself: pre-escaping would show "&lt;b&gt;" to the user.
+    rows = chart_rows(["<b>x</b>"], [1], ["kept"], "fate", ["<i>r</i>"])
+    assert rows[0]["detail"] == "<b>x</b>" and rows[0]["role"] == "<i>r</i>"
 
 
 def test_mismatched_lengths_are_reported() -> None:
@@ -55,14 +58,12 @@ def test_mismatched_lengths_are_reported() -> None:
 def test_a_5000_message_chart_draws_at_most_the_limit_of_bars_starting_at_messages() -> None:
     count = 5_000
     labels = ["head"] * 4 + ["middle"] * 4_000 + ["tail"] * 996
-    figure = message_chart([], [10] * count, labels, "region", ["user"] * count)
-    starts = [x for trace in figure.data for x in trace.x]
-    assert len(starts) <= BAR_LIMIT + 2  # +1 per region boundary
-    assert sorted(starts)[0] == 0
-    widths = [w for trace in figure.data for w in trace.width]
-    assert sum(widths) == count  # every message in exactly one bar
-    assert sum(y for trace in figure.data for y in trace.y) == 10 * count
-    assert {trace.name for trace in figure.data} == {
+    rows = chart_rows([], [10] * count, labels, "region", ["user"] * count)
+    assert len(rows) <= BAR_LIMIT + 2  # +1 per region boundary
+    assert rows[0]["start"] == 0 and rows[-1]["end"] == count
+    assert all(a["end"] == b["start"] for a, b in itertools.pairwise(rows))
+    assert sum(row["tokens"] for row in rows) == 10 * count
+    assert {row["label"] for row in rows} == {
         "Head (protected)",
         "Middle (summarised)",
         "Tail (kept)",
@@ -73,11 +74,15 @@ def test_a_5000_message_chart_draws_at_most_the_limit_of_bars_starting_at_messag
 
 def test_a_small_chart_keeps_one_bar_per_message_and_fate_legends_use_human_labels() -> None:
     labels = ["kept", "folded", "note_added"]
-    figure = message_chart(["a", "b", "c"], [1, 2, 3], labels, "fate", ["user"] * 3)
-    assert sorted(x for trace in figure.data for x in trace.x) == [0, 1, 2]
-    assert {trace.name for trace in figure.data} == {
+    chart = message_chart(["a", "b", "c"], [1, 2, 3], labels, "fate", ["user"] * 3).to_dict()
+    rows = next(iter(chart["datasets"].values()))
+    assert [(row["start"], row["end"]) for row in rows] == [(0, 1), (1, 2), (2, 3)]
+    assert chart["layer"][0]["encoding"]["color"]["scale"]["domain"] == [
         FATE_LABELS["kept"],
         FATE_LABELS["folded"],
         FATE_LABELS["note_added"],
-    }
+    ]
+    # A click selects the bar's first message: the Inspect page opens it.
+    assert chart["params"][0]["name"] == PICK
+    assert chart["params"][0]["select"]["fields"] == ["start"]
     assert grouping_caption(3, "fate") is None
