@@ -7,7 +7,9 @@ way a user loads it, through the upload widget and the importer. Run:
     .venv/bin/python benchmarks/bench_app.py [n_messages]
 
 AppTest measures the Python side (script run, compaction, caches); the browser's render time is
-the e2e suite's to measure.
+bench_browser.py's to measure. Each figure is also printed as a ratio to a baseline measured in
+the same run: tokenising every message of the session once with tiktoken, the least work any
+tool must do to show a conversation's token counts (bench_compress.py's baseline too).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.bench_compress import tokenise_once  # noqa: E402
 from benchmarks.session_gen import generate_session  # noqa: E402
 
 PAGE = ROOT / "pages" / "inspect.py"
@@ -36,10 +39,14 @@ def _timed(label: str, at: AppTest, results: dict[str, float]) -> AppTest:
     return at
 
 
+BASELINE = "baseline: tokenise every message once (tiktoken, no cache)"
+
+
 def main(n_messages: int = 5_000) -> dict[str, float]:
     messages = generate_session(n_messages)
     data = json.dumps(messages).encode("utf-8")
     results: dict[str, float] = {}
+    results[BASELINE] = tokenise_once(messages)[0]
     at = AppTest.from_file(str(PAGE), default_timeout=300)
     _timed("first run, nothing loaded (imports)", at, results)
     at.file_uploader(key="load_upload").set_value(("bench.json", data, "application/json"))
@@ -66,6 +73,7 @@ def main(n_messages: int = 5_000) -> dict[str, float]:
 
 if __name__ == "__main__":
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 5_000
-    print(f"Inspect page, {count:,}-message session (AppTest, seconds):")
-    for label, seconds in main(count).items():
-        print(f"  {seconds:7.3f}  {label}")
+    print(f"Inspect page, {count:,}-message session (AppTest; seconds, × the baseline):")
+    results = main(count)
+    for label, seconds in results.items():
+        print(f"  {seconds:7.3f}  {seconds / results[BASELINE]:6.2f}×  {label}")

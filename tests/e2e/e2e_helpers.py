@@ -67,9 +67,11 @@ def _healthy(url: str) -> bool:
 
 
 def start_app(
-    workdir: Path, env_extra: dict[str, str] | None = None
+    workdir: Path, env_extra: dict[str, str] | None = None, script: str = "app.py"
 ) -> tuple[subprocess.Popen[bytes], AppServer]:
-    """Start the app on a free port and wait for its health check; fail with its log if it dies."""
+    """Start the app on a free port and wait for its health check; fail with its log if it dies.
+
+    `script` is another Streamlit script to serve instead (bench_browser.py's baseline pages)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     db_path = workdir / "history.db"
@@ -80,7 +82,7 @@ def start_app(
         "-m",
         "streamlit",
         "run",
-        "app.py",
+        script,
         "--server.headless",
         "true",
         "--server.address",
