@@ -73,6 +73,8 @@ def test_simulate_unreadable_input_exits_2(tmp_path: Path) -> None:
     assert result.output.startswith("Error: ") and str(bad) in result.output
     missing = CliRunner().invoke(main, ["simulate", str(tmp_path / "missing.json")])
     assert missing.exit_code == 2 and "Traceback" not in missing.output
+    # A path that is not there is a missing file, not text in an unknown format.
+    assert "missing.json: file not found" in missing.output
 
 
 def make_folder(tmp_path: Path) -> Path:

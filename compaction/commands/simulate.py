@@ -61,7 +61,7 @@ def closing_line(timeline: Timeline) -> str:
 
 
 @click.command("simulate")
-@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
+@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--context-length",
     type=int,
@@ -77,7 +77,7 @@ def closing_line(timeline: Timeline) -> str:
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the timeline.")
 @source_options
 def simulate_command(
-    input_path: str,
+    input_path: Path,
     context_length: int | None,
     threshold: float | None,
     json_out: str | None,
@@ -112,7 +112,7 @@ def simulate_command(
     click.echo(closing_line(timeline))
     if json_out:
         report = timeline.to_dict()
-        report["input"] = input_path
+        report["input"] = str(input_path)
         report["format"] = conversation.format
         report["drift"] = [entry.to_dict() for entry in drift(timeline)]
         try:
