@@ -51,6 +51,16 @@ def _looks_like_path(source: str) -> bool:
     return "\n" not in source and len(source) < 4096 and not source.lstrip().startswith(("{", "["))
 
 
+_FILE_SUFFIXES = (".json", ".jsonl", ".ndjson", ".md", ".txt", ".log")
+
+
+def _names_a_file(source: str) -> bool:
+    """A missing one-line string that was surely meant as a path: say "file not found" for it
+    rather than "unknown format (plain text)"."""
+    text = source.strip()
+    return " " not in text and (text.lower().endswith(_FILE_SUFFIXES) or "/" in text)
+
+
 def read_source(source: Source | Document, name: str | None = None) -> Document:
     """Parse `source` (a path, bytes, or text content) into a Document."""
     if isinstance(source, Document):
@@ -60,7 +70,7 @@ def read_source(source: Source | Document, name: str | None = None) -> Document:
         path = Path(source)
         name = name or str(path)
         if not path.exists():
-            if isinstance(source, str) and not isinstance(source, os.PathLike):
+            if isinstance(source, str) and not _names_a_file(source):
                 # A one-line string that is not a file: treat it as content.
                 return parse_text(source, name=None)
             raise FormatError("file not found", source=name)

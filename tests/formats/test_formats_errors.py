@@ -82,6 +82,15 @@ def test_missing_file_and_directory(tmp_path: Path) -> None:
         load_conversation(tmp_path)
 
 
+def test_a_missing_path_given_as_a_string_is_a_missing_file(tmp_path: Path) -> None:
+    # A string may be content or a path; one that names a file is never read as content.
+    for missing in (str(tmp_path / "nope.json"), "session.jsonl", "logs/run"):
+        with pytest.raises(FormatError, match=f"{missing}: file not found"):
+            load_conversation(missing)
+    with pytest.raises(UnknownFormatError, match="plain text"):
+        load_conversation("just a sentence")
+
+
 def test_forced_format_that_does_not_fit() -> None:
     with pytest.raises(FormatError, match=r"not codex content: not JSON Lines"):
         load_conversation(DATA / "hermes_session.json", format="codex")
