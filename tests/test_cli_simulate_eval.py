@@ -65,6 +65,19 @@ def test_simulate_bad_settings_exit_2_with_one_line(
     assert len(result.output.strip().splitlines()) == 1
 
 
+def test_an_event_that_only_pruned_says_so_and_the_next_summary_is_still_the_first() -> None:
+    # At a 45,000-token window the sample's first compaction fits after Phase 1 alone.
+    sample = Path(__file__).resolve().parents[1] / "sample_sessions"
+    result = CliRunner().invoke(
+        main,
+        ["simulate", str(sample / "fix-failing-tests.openai.json"), "--context-length", "45000"],
+    )
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if line.strip()[:1].isdigit()]
+    assert rows[0].endswith("pruned only (no summary written)")
+    assert rows[1].endswith("first summary") and rows[2].endswith("iterative update")
+
+
 def test_simulate_unreadable_input_exits_2(tmp_path: Path) -> None:
     bad = tmp_path / "notes.txt"
     bad.write_text("just some notes, not a conversation")

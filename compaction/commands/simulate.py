@@ -29,6 +29,10 @@ def _note(event: TimelineEvent) -> str:
         return note
     if event.fallback_used:
         return f"{event.fallback_used} fallback: {event.fallback_reason or 'summary failed'}"
+    if event.summary is None:
+        # Phase 1 alone brought the context under budget (or a summary would have cost more than
+        # it saved): the event wrote no summary, and the next one will still be a first summary.
+        return "pruned only (no summary written)"
     return "iterative update" if event.iterative else "first summary"
 
 
