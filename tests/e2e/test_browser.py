@@ -300,19 +300,25 @@ def test_message_html_is_shown_as_text(page: Page, app_server: AppServer, tmp_pa
 
 
 def test_timeline_page_replays_a_sample(page: Page, app_server: AppServer) -> None:
-    # A 60,000-token window (threshold 30,000) makes the 66,637-token sample compact twice.
-    open_app(page, f"{app_server.url}/timeline?sample={SAMPLE}&p_context_length=60000")
+    # A 45,000-token window makes the 66,637-token sample compact three times: once by pruning
+    # alone, then a first summary and its iterative update, so the drift view has two versions.
+    open_app(page, f"{app_server.url}/timeline?sample={SAMPLE}&p_context_length=45000")
     expect(page.get_by_role("heading", name="Timeline")).to_be_visible()
     expect(page.get_by_role("heading", name="Summary drift")).to_be_visible(
         timeout=RENDER_TIMEOUT_MS
     )
     wait_idle(page)
     events = page.locator("[data-testid='stMetric']").filter(has_text="Events").first
-    expect(events).not_to_contain_text("0")  # the sawtooth has at least one compaction
+    expect(events).to_contain_text("3")
+    expect(page.get_by_text("Summary version", exact=True)).to_be_visible()  # two summaries
     expect(page.locator("[data-testid='stPlotlyChart']").first).to_be_visible()
     _no_exception(page)
     screenshot(page, "timeline")
-    docs_screenshot(page, "docs-timeline", page.get_by_role("heading", name="Timeline"))
+    # The iterative update dropped facts of the first summary: the drift lists them in the page's
+    # last table (the section diffs below it are code blocks).
+    expect(page.get_by_text("Facts that vanished", exact=False)).to_be_visible()
+    vanished = page.locator("[data-testid='stDataFrame']").last
+    docs_screenshot(page, "docs-timeline", page.get_by_role("heading", name="Timeline"), vanished)
 
 
 def test_sweep_page_runs_a_two_by_two_sweep(page: Page, app_server: AppServer) -> None:
