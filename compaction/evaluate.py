@@ -8,7 +8,10 @@ identifiers) that are still present afterwards. The strategies:
 
 - `head-tail`, `truncate-outputs`, `prune-only`: the baselines of compaction/strategies.py;
 - `compaction`: the full five-phase pipeline, its budgets derived from the target
-  (`strategies.config_for_target`), with the given summariser (extractive by default).
+  (`strategies.config_for_target`), with the given summariser (extractive by default);
+- `head-tail-matched`: head-tail given exactly the tokens `compaction` left. The pipeline may stay
+  above the target (its head, its last-user anchor and its summary have a floor), and recall bought
+  with more tokens proves little; this row compares the two at equal size.
 
 `Evaluation.summary_row()` is a small, picklable digest of one conversation (what the CLI's worker
 processes send back); `aggregate()` folds many digests into one row per strategy (the table the
@@ -38,7 +41,8 @@ if TYPE_CHECKING:
     from compaction.judge import Judgement
 
 COMPACTION = "compaction"
-STRATEGY_NAMES: tuple[str, ...] = (*BASELINES, COMPACTION)
+MATCHED = "head-tail-matched"
+STRATEGY_NAMES: tuple[str, ...] = (*BASELINES, COMPACTION, MATCHED)
 DEFAULT_TARGET_RATIO = 0.33
 
 
@@ -202,13 +206,19 @@ def evaluate(
     target = resolve_target(tokens_before, target_tokens, target_ratio)
     facts = mine_facts(messages)
     outcomes: dict[str, StrategyOutcome] = {}
-    for name in chosen:
+    # The matched row needs the pipeline's size: run the pipeline first, even when not shown.
+    order = sorted(chosen, key=lambda name: name == MATCHED)
+    if MATCHED in chosen and COMPACTION not in chosen:
+        order.insert(0, COMPACTION)
+    for name in order:
         began = time.perf_counter()
         result: CompactionResult | None = None
         if name == COMPACTION:
             compactor = Compactor(config_for_target(target, base), summarizer, counter)
             result = compactor.compress(messages, force=True)
             output = result.messages
+        elif name == MATCHED:
+            output = BASELINES["head-tail"](list(messages), outcomes[COMPACTION].tokens, counter)
         else:
             output = BASELINES[name](list(messages), target, counter)
         duration = time.perf_counter() - began
@@ -222,6 +232,7 @@ def evaluate(
             duration_s=duration,
             result=result,
         )
+    outcomes = {name: outcomes[name] for name in chosen}  # the order asked for, nothing extra
     source = getattr(conversation, "source", None)
     return Evaluation(
         tokens_before=tokens_before,
@@ -246,12 +257,16 @@ def aggregate(digests: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
     Means are over sessions; a per-category recall is averaged over the sessions that have facts
     of that category (None when none has). Validity failures count sessions with at least one
-    error for that provider.
+    error for that provider. `mean_target_ratio` (output tokens / target) and `over_target`
+    (sessions left above the target) say whether a strategy really ran at the shared target:
+    recall bought with more tokens is not the same result.
     """
     per_strategy: dict[str, list[dict[str, Any]]] = {}
+    targets: dict[str, list[int]] = {}
     for digest in digests:
         for name, row in digest["strategies"].items():
             per_strategy.setdefault(name, []).append(row)
+            targets.setdefault(name, []).append(max(1, int(digest["target_tokens"])))
     table = []
     for name, rows in per_strategy.items():
         entry: dict[str, Any] = {
@@ -259,6 +274,12 @@ def aggregate(digests: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             "sessions": len(rows),
             "mean_tokens": _mean([row["tokens"] for row in rows]),
             "mean_savings_pct": _mean([row["savings_pct"] for row in rows]),
+            "mean_target_ratio": _mean(
+                [row["tokens"] / target for row, target in zip(rows, targets[name], strict=True)]
+            ),
+            "over_target": sum(
+                1 for row, target in zip(rows, targets[name], strict=True) if row["tokens"] > target
+            ),
             "mean_recall": _mean([row["recall"] for row in rows]),
         }
         for category in CATEGORIES:

@@ -99,6 +99,12 @@ def test_aggregate_means_per_strategy_and_category() -> None:
         assert row["mean_recall"] == pytest.approx((a["recall"] + b["recall"]) / 2)
         assert row["recall_files"] == pytest.approx((a["recall_files"] + b["recall_files"]) / 2)
         assert row["openai_failures"] == (a["openai_errors"] > 0) + (b["openai_errors"] > 0)
+        ratios = [a["tokens"] / first["target_tokens"], b["tokens"] / second["target_tokens"]]
+        assert row["mean_target_ratio"] == pytest.approx(sum(ratios) / 2)
+        assert row["over_target"] == sum(ratio > 1 for ratio in ratios)
+    # head-tail fits itself to the target; truncate-outputs does not try to.
+    assert table["head-tail"]["over_target"] == 0
+    assert table["truncate-outputs"]["mean_target_ratio"] > 1
     assert json.loads(json.dumps(first)) == first  # a digest travels between processes as is
 
 
@@ -195,12 +201,28 @@ def test_compaction_keeps_at_least_the_facts_of_the_baselines_and_stays_valid(pa
 
     conversations = load_conversations(path)
     for position, conversation in enumerate(conversations):
-        evaluation = evaluate(conversation, ("head-tail", "truncate-outputs", "compaction"))
+        evaluation = evaluate(
+            conversation, ("head-tail", "truncate-outputs", "compaction", "head-tail-matched")
+        )
         outcomes = evaluation.outcomes
         ours = outcomes["compaction"]
         where = f"{path.name} #{position}"
-        for baseline in ("head-tail", "truncate-outputs"):
+        # head-tail-matched is head-tail with exactly the tokens the pipeline kept: the pipeline
+        # must win on facts at equal size too, not only by keeping more tokens.
+        for baseline in ("head-tail", "truncate-outputs", "head-tail-matched"):
             assert ours.recall.found >= outcomes[baseline].recall.found, (where, baseline)
+        assert outcomes["head-tail-matched"].tokens <= ours.tokens, where
         assert ours.tokens <= evaluation.tokens_before, where
         errors = [p for ps in ours.problems.values() for p in ps if p.severity == "error"]
         assert errors == [], (where, errors)
+
+
+def test_the_matched_row_runs_the_pipeline_for_its_size_but_reports_only_what_was_asked() -> None:
+    session = coding_session(8)
+    evaluation = evaluate(session, ("head-tail-matched",), target_ratio=0.2)
+    assert list(evaluation.outcomes) == ["head-tail-matched"]
+    full = evaluate(session, ("head-tail-matched", "compaction"), target_ratio=0.2)
+    assert list(full.outcomes) == ["head-tail-matched", "compaction"]
+    matched, ours = full.outcomes["head-tail-matched"], full.outcomes["compaction"]
+    assert matched.tokens <= ours.tokens < full.tokens_before
+    assert evaluation.outcomes["head-tail-matched"].tokens == matched.tokens

@@ -136,7 +136,8 @@ def _cell(value: float | None, percent: bool = False) -> str:
 
 def table_lines(table: list[dict[str, Any]]) -> list[str]:
     """The per-strategy table as aligned text."""
-    columns = ["strategy", "sessions", "savings", "recall", *(_SHORT[c] for c in CATEGORIES)]
+    columns = ["strategy", "sessions", "savings", "× target", "over", "recall"]
+    columns += [_SHORT[c] for c in CATEGORIES]
     columns += [f"{provider} ✗" for provider in PROVIDERS]
     rows = []
     for entry in table:
@@ -145,6 +146,8 @@ def table_lines(table: list[dict[str, Any]]) -> list[str]:
                 entry["strategy"],
                 str(entry["sessions"]),
                 _cell(entry["mean_savings_pct"], percent=True),
+                _cell(entry["mean_target_ratio"]),
+                str(entry["over_target"]),
                 _cell(entry["mean_recall"]),
                 *(_cell(entry[f"recall_{c}"]) for c in CATEGORIES),
                 *(str(entry[f"{provider}_failures"]) for provider in PROVIDERS),
@@ -224,6 +227,7 @@ def eval_command(
     table = aggregate(digests)
     click.echo(
         f"{len(digests)} sessions, target {target_ratio:.0%} of each session's tokens; "
+        "× target = output tokens / target (mean), over = sessions left above the target; "
         "recall is the share of probe facts kept (mean per session); ✗ = sessions the "
         "provider would reject"
     )

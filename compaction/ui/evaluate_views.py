@@ -30,11 +30,12 @@ STRATEGY_COLORS: dict[str, str] = {
     "truncate-outputs": REGION_COLORS["middle"],
     "prune-only": REGION_COLORS["head"],
     "compaction": REGION_COLORS["tail"],
+    "head-tail-matched": REGION_COLORS["stub"],
 }
 FOLDER_RESULTS_KEY = "_evaluate_folder_results"
 
 
-@st.cache_resource(max_entries=8, show_spinner="Running the four strategies…")
+@st.cache_resource(max_entries=8, show_spinner="Running the strategies…")
 def _evaluation(
     key: str, _messages: list[Message], _config: CompactionConfig, _kind: str, _ratio: float
 ) -> Evaluation:
