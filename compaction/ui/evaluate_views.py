@@ -18,7 +18,7 @@ import streamlit as st
 from compaction.commands.evaluate import collect_tasks, run_task
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
-from compaction.evaluate import STRATEGY_NAMES, Evaluation, aggregate, evaluate
+from compaction.evaluate import MATCHED, STRATEGY_NAMES, Evaluation, aggregate, evaluate
 from compaction.messages import Message
 from compaction.probes import CATEGORIES
 from compaction.summarizers.factory import make_summarizer
@@ -61,6 +61,7 @@ def strategies_table(evaluation: Evaluation) -> None:
         "strategy": [r["strategy"] for r in rows],
         "tokens": [r["tokens"] for r in rows],
         "savings %": [r["savings_pct"] for r in rows],
+        "× target": [round(r["tokens"] / max(1, evaluation.target_tokens), 2) for r in rows],
         "recall": [r["recall"] for r in rows],
         "facts lost": [r["facts_lost"] for r in rows],
     }
@@ -75,8 +76,20 @@ def strategies_table(evaluation: Evaluation) -> None:
         key="evaluate_strategies",
         column_config={
             "recall": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.2f"),
+            "× target": st.column_config.NumberColumn(
+                help="Tokens left / the target: above 1, the strategy kept more than the target."
+            ),
         },
     )
+    if MATCHED in evaluation.outcomes:
+        st.caption(MATCHED_NOTE)
+
+
+MATCHED_NOTE = (
+    "**head-tail-matched** is head-tail given exactly the tokens the full pipeline kept. The "
+    "pipeline can stay above the target (the head, the tail back to the last user message and "
+    "the summary have a floor); this row shows what naive truncation keeps at the same size."
+)
 
 
 def recall_scatter(
@@ -156,3 +169,4 @@ def folder_section(default_folder: Path, ratio: float) -> None:
     st.dataframe(table, hide_index=True, key="evaluate_aggregate")
     rows = [{**row, "recall": row["mean_recall"]} for row in table]
     st.plotly_chart(recall_scatter(rows, x="mean_savings_pct"), key="aggregate_scatter")
+    st.caption(MATCHED_NOTE)

@@ -17,7 +17,7 @@ from compaction.summarizers.extractive import ExtractiveSummarizer
 EVALUATE = ROOT / "pages" / "evaluate.py"
 
 
-def test_four_strategies_on_the_loaded_sample() -> None:
+def test_every_strategy_on_the_loaded_sample() -> None:
     messages = load_sample("orphans").messages
     expected = evaluate(messages, config=CompactionConfig(), summarizer=ExtractiveSummarizer())
     at = open_app(EVALUATE, sample="orphans")
@@ -25,6 +25,12 @@ def test_four_strategies_on_the_loaded_sample() -> None:
     assert list(table["strategy"]) == list(STRATEGY_NAMES)
     assert list(table["tokens"]) == [row["tokens"] for row in expected.rows()]
     assert list(table["recall"]) == [row["recall"] for row in expected.rows()]
+    # The pipeline's size against the target, and the head-tail row matched to that size.
+    target = expected.target_tokens
+    assert list(table["× target"]) == [round(r["tokens"] / target, 2) for r in expected.rows()]
+    tokens = dict(zip(table["strategy"], table["tokens"], strict=True))
+    assert tokens["head-tail-matched"] <= tokens["compaction"]
+    assert any("head-tail-matched" in c.value for c in at.caption)
     traces = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
     assert [t["name"] for t in traces] == list(STRATEGY_NAMES)
     titles = [e.label for e in at.expander if e.label.split(":")[0] in STRATEGY_NAMES]
