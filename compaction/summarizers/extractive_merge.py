@@ -127,7 +127,7 @@ def merge_previous(
     _merge_files(sections["Relevant Files"], previous_lines(body["Relevant Files"]))
     if not findings.todo_list_seen:  # a new plan supersedes the old remaining work
         _keep(sections["Remaining Work"], previous_lines(body["Remaining Work"]), 45.0)
-    _keep(sections["Critical Context"], previous_lines(body["Critical Context"]), 20.0)
+    _merge_critical(sections["Critical Context"], previous_lines(body["Critical Context"]))
     return moved
 
 
@@ -140,6 +140,46 @@ def _keep(target: list[Item], lines: list[str], base: float) -> None:
             continue
         known.add(text.lower())
         target.append(Item(text, base * OLD + 5 * position / count, -count + position))
+
+
+#: Critical Context's grouped lines (`Kind: a, b`) and how much an earlier value of each kind is
+#: worth keeping: a commit hash or an issue number is what a later turn asks for; a version
+#: number from a `pip list` rarely is.
+_GROUP_WEIGHTS = {
+    "Hashes": 30.0,
+    "URLs": 30.0,
+    "Issues/PRs": 30.0,
+    "Error codes": 30.0,
+    "Config values": 25.0,
+    "Ports": 20.0,
+    "Versions": 15.0,
+}
+
+
+def _merge_critical(target: list[Item], lines: list[str]) -> None:
+    """Earlier `Kind: a, b` lines go back in value by value, into the new items' groups.
+
+    Kept as whole lines they would sit beside the new line of the same kind (two `Hashes:`
+    lines) and fall to the budget as one block: here a value already known is not repeated and
+    under a tight budget the fitter drops single old values, not every hash at once."""
+    plain = []
+    known = {(item.group, item.text) for item in target}
+    for position, line in enumerate(lines):
+        kind, _, values = line.partition(": ")
+        weight = _GROUP_WEIGHTS.get(kind)
+        if weight is None or not values:
+            plain.append(line)
+            continue
+        parts = [value.strip() for value in values.split(", ") if value.strip()]
+        for offset, value in enumerate(parts):
+            if (kind, value) in known:
+                continue
+            known.add((kind, value))
+            rank = offset / max(len(parts), 1)  # later values were found later
+            target.append(
+                Item(value, weight * OLD + 5 * rank, -len(lines) + position + rank, group=kind)
+            )
+    _keep(target, plain, 20.0)
 
 
 def _merge_state(target: list[Item], lines: list[str]) -> None:

@@ -236,6 +236,29 @@ def test_iterative_update_continues_numbering_and_moves_items() -> None:
     }
 
 
+def test_iterative_update_folds_earlier_identifiers_into_one_line_per_kind() -> None:
+    # The first summary saw two commits; the new turns show a third and one of the first two.
+    first_turns = [
+        user("Find the commit that broke the build."),
+        assistant(None, call("g1", "terminal", command="git log --oneline -2")),
+        result("g1", "3e6b7f8 Share the test database\n4c1e9a7 Merge branch 'login'"),
+    ]
+    summarizer = ExtractiveSummarizer()
+    earlier = summarizer.summarize(request_for(first_turns))
+    assert "Hashes: 3e6b7f8, 4c1e9a7" in parse_summary(earlier).sections["Critical Context"]
+    new_turns = [
+        assistant(None, call("g2", "terminal", command="git show 4c1e9a7 a41f0c2")),
+        result("g2", "commit a41f0c2 Revert the fixture scope\ncommit 4c1e9a7 Merge branch"),
+    ]
+    text = summarizer.summarize(request_for(new_turns, previous=earlier, first="Find it."))
+    critical = parse_summary(text).sections["Critical Context"].splitlines()
+    hashes = [line for line in critical if line.startswith("- Hashes: ")]
+    assert len(hashes) == 1, critical  # one line, not the old line beside the new one
+    values = hashes[0].removeprefix("- Hashes: ").split(", ")
+    assert sorted(values) == ["3e6b7f8", "4c1e9a7", "a41f0c2"]
+    assert values[0] == "3e6b7f8"  # the earlier values first: the line reads in time order
+
+
 def big_session(
     modules: tuple[str, ...] = ("billing", "auth"), rounds: int = 60
 ) -> list[dict[str, Any]]:
