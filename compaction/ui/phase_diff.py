@@ -68,11 +68,23 @@ def phase_changes(
         for origin, message in zip(previous_origins, previous, strict=True)
         if origin is not None
     }
+    # Messages an earlier phase inserted (the summary, a stub) have no input index either: they are
+    # not this phase's insertions, so they are matched against the previous phase's output first.
+    earlier_inserts = [
+        message for origin, message in zip(previous_origins, previous, strict=True) if origin is None
+    ]
     changes: list[Change] = []
     seen: set[int] = set()
     for position, (origin, message) in enumerate(zip(phase.origins, phase.messages, strict=True)):
         if origin is None:
-            changes.append(Change("inserted", None, position, None, None, message))
+            match = next(
+                (i for i, old in enumerate(earlier_inserts) if old is message or old == message),
+                None,
+            )
+            if match is None:
+                changes.append(Change("inserted", None, position, None, None, message))
+            else:
+                del earlier_inserts[match]
             continue
         seen.add(origin)
         before = before_by_origin.get(origin)
