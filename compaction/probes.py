@@ -41,6 +41,7 @@ TEXT_MAX_CHARS = 160  # latest request snippet and constraint sentences
 
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+_LIST_MARKER = re.compile(r"^(?:[-*•>]+|\d{1,3}[.)])\s+")
 _CONSTRAINT = re.compile(
     r"\b(?:must|never|always|don't|do not|prefer|instead of|make sure|only)\b", re.I
 )
@@ -284,12 +285,15 @@ def _snippet(text: str) -> str:
     return cut(longest, TEXT_MAX_CHARS)
 
 
-def constraint_sentences(text: str) -> list[str]:
-    return [
-        cut(sentence, TEXT_MAX_CHARS)
-        for sentence in _SENTENCE_SPLIT.split(text)
-        if len(sentence.strip()) >= 8 and _CONSTRAINT.search(sentence)
-    ]
+def constraint_sentences(text: str, limit: int | None = TEXT_MAX_CHARS) -> list[str]:
+    """The sentences of `text` that state a rule, list markers dropped (`- never …` is the rule
+    `never …`), each cut to its first `limit` chars (a probe's prefix) or whole with None."""
+    found = []
+    for piece in _SENTENCE_SPLIT.split(text):
+        sentence = _LIST_MARKER.sub("", collapse(piece))
+        if len(sentence) >= 8 and _CONSTRAINT.search(sentence):
+            found.append(sentence if limit is None else cut(sentence, limit))
+    return found
 
 
 def haystack(messages: Sequence[Message]) -> str:

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from compaction.messages import parse_arguments
 from compaction.probe_patterns import collapse, cut, error_lines, identifiers
-from compaction.probes import command_text, constraint_sentences, user_text, written_paths
+from compaction.probes import command_text, user_text, written_paths
 from compaction.probes import readable_text as readable
 from compaction.summarizers import extractive_text as tx
 from compaction.summarizers.extractive_cache import FactCache, register
@@ -84,7 +84,7 @@ def _user_facts(content: str) -> UserFacts:
     return UserFacts(
         text,
         False,
-        tuple(constraint_sentences(text)),
+        tx.constraints(text),
         observation,
         questions,
         request,
@@ -284,9 +284,27 @@ def _call_facts(name: str, raw: str, output: str | None, one_liner: str | None) 
     if code is None and " -> exit ?" in line:  # say what the output showed instead of "?"
         line = line.replace(" -> exit ?", " -> failed" if failed else " -> no error seen", 1)
     key = command_key(command) if command else f"{kind or name}:{_path_argument(arguments)}"
-    errors = tuple(failure_lines(readable(seen))) if failed else ()
-    effect = command_effect(command, seen, code, failed) if command else None
+    text = _decoded(seen)
+    errors = tuple(failure_lines(text)) if failed else ()
+    effect = command_effect(command, text, code, failed) if command else None
     return CallFacts(*head, False, line, failed, key, errors, effect)
+
+
+_JSON_ESCAPES = (("\\n", "\n"), ("\\t", "\t"), ('\\"', '"'))
+#: `{"output": "` / `", "exit_code": ` — the seams between the fields of a JSON-wrapped output.
+_JSON_SEAM = re.compile(r'^\s*\{\s*"\w+"\s*:\s*"?|"?\s*,\s*"\w+"\s*:\s*"?|"?\s*\}\s*$')
+
+
+def _decoded(seen: str) -> str:
+    """A tool output as lines of text. A JSON-wrapped output (`{"output": "..."}`) is decoded;
+    once windowed it no longer parses, so its common escapes are undone by hand instead — else
+    a test verdict is read from one long line full of escaped newlines."""
+    text = readable(seen)
+    if text is seen and seen.lstrip().startswith(("{", "[")) and "\\n" in seen:
+        text = _JSON_SEAM.sub("\n", text)
+        for escaped, plain in _JSON_ESCAPES:
+            text = text.replace(escaped, plain)
+    return text
 
 
 _USERS: FactCache[UserFacts] = register(FactCache("user"))

@@ -132,13 +132,18 @@ def merge_previous(
 
 
 def _keep(target: list[Item], lines: list[str], base: float) -> None:
-    """Previous lines go before the new items (older), deduplicated against them."""
+    """Previous lines go before the new items (older), deduplicated against them.
+
+    A line the earlier summary cut short ("…and a deploy...") is the same line as the whole one
+    the new turns produced, so a cut line that begins another is a duplicate too."""
     known = {item.text.lower() for item in target}
     count = max(len(lines), 1)
     for position, text in enumerate(lines):
-        if text.lower() in known:
+        lowered = text.lower()
+        stem = lowered.removesuffix("...").removesuffix("…").rstrip()
+        if lowered in known or (stem != lowered and any(other.startswith(stem) for other in known)):
             continue
-        known.add(text.lower())
+        known.add(lowered)
         target.append(Item(text, base * OLD + 5 * position / count, -count + position))
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 
 from compaction.probe_patterns import cut
-from compaction.probes import constraint_sentences, user_text
+from compaction.probes import user_text
 from compaction.summarizers.extractive_findings import Findings
 from compaction.summarizers.extractive_items import Item, Sections, empty_sections, recency
-from compaction.summarizers.extractive_text import first_sentences
+from compaction.summarizers.extractive_text import constraints, first_sentences
 
 _VERB_PRIORITY = {
     "deleted": 46.0,
@@ -79,7 +79,7 @@ def _unique(target: list[Item], entries: list[tuple[int, str]], base: float, tot
 
 def _constraints(sections: Sections, findings: Findings, total: int, goal: str | None) -> None:
     # The opening request usually sets the ground rules; it may sit in the head, not the turns.
-    opening = [(-1, s) for s in constraint_sentences(user_text({"content": goal}))] if goal else []
+    opening = [(-1, s) for s in constraints(user_text({"content": goal}))] if goal else []
     _unique(sections["Constraints & Preferences"], opening + findings.constraints, 50.0, total)
 
 

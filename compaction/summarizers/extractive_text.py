@@ -11,8 +11,12 @@ from __future__ import annotations
 import re
 
 from compaction.probe_patterns import collapse
+from compaction.probes import constraint_sentences
 
 SENTENCE_MAX_CHARS = 240
+#: A user's rule is kept whole up to this length: cut short, "never modify the migrations … and
+#: a deploy" loses the part that says why.
+CONSTRAINT_MAX_CHARS = 400
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _CODE_FENCE = re.compile(r"```.*?(?:```|$)", re.S)
 
@@ -74,6 +78,13 @@ def sentences(text: str) -> list[str]:
         if len(sentence) >= 8:
             found.append(cut_text(sentence, SENTENCE_MAX_CHARS))
     return found
+
+
+def constraints(text: str) -> tuple[str, ...]:
+    """The user's rules in `text`, whole (within CONSTRAINT_MAX_CHARS, else cut with "...").
+
+    Whole sentences still contain the probe's 160-char prefix of each, so recall is unchanged."""
+    return tuple(cut_text(s, CONSTRAINT_MAX_CHARS) for s in constraint_sentences(text, None))
 
 
 def cut_text(text: str, limit: int) -> str:

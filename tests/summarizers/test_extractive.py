@@ -469,3 +469,35 @@ def test_a_pytest_run_with_failures_is_a_failed_action_with_its_failed_lines() -
     assert "-> failed" in action and "no error seen" not in action
     assert "FAILED tests/test_pagination.py::test_last_page" in action
     assert "FAILED tests/test_pagination.py::test_last_page" in summary.sections["Blocked"]
+
+
+def test_a_bulleted_long_rule_is_kept_whole_with_one_bullet() -> None:
+    rule = (
+        "never modify the migrations in migrations/ — 0001 and 0002 are already applied in "
+        "production, so any schema change would need a new migration and a deploy, and that's "
+        "not what this is."
+    )
+    turns = [
+        user(f"Fix the tests. Ground rules:\n- {rule}\n- use `pytest -x` so we stop early."),
+        assistant(None, call("t1", "terminal", command="pytest -x")),
+        result("t1", "1 failed in 0.2s\nexit code 1"),
+    ]
+    constraints = summarize(request_for(turns)).sections["Constraints & Preferences"]
+    assert f"- {rule}" in constraints.splitlines()  # whole, and "- - " nowhere
+    assert "- - " not in constraints
+    # The probe's fact is the rule's prefix, so a whole rule keeps it.
+    facts = [f for f in mine_facts(turns) if f.category == "constraints"]
+    assert facts and all(fact.text in constraints for fact in facts)
+
+
+def test_the_last_test_verdict_of_a_json_wrapped_output_is_its_own_line() -> None:
+    log = "\n".join(f"tests/test_cli.py::test_{n} PASSED [{n}%]" for n in range(400))
+    output = json.dumps({"output": log + "\n===== 216 passed in 6.91s =====", "exit_code": 0})
+    turns = [
+        user("Run the suite."),
+        assistant(None, call("t1", "terminal", command="python -m pytest -x -vv")),
+        result("t1", output),
+    ]
+    state = summarize(request_for(turns)).sections["Active State"]
+    assert "- Last test: `python -m pytest -x -vv` -> exit 0, 216 passed in 6.91s" in state
+    assert "\\n" not in state and "exit_code" not in state
