@@ -71,7 +71,9 @@ def phase_changes(
     # Messages an earlier phase inserted (the summary, a stub) have no input index either: they are
     # not this phase's insertions, so they are matched against the previous phase's output first.
     earlier_inserts = [
-        message for origin, message in zip(previous_origins, previous, strict=True) if origin is None
+        message
+        for origin, message in zip(previous_origins, previous, strict=True)
+        if origin is None
     ]
     changes: list[Change] = []
     seen: set[int] = set()
