@@ -41,16 +41,25 @@ def preview(message: Message, limit: int = PREVIEW_CHARS) -> str:
 
 
 def budget_bar(
-    head_tokens: int, middle_tokens: int, tail_tokens: int, config: CompactionConfig
+    head_tokens: int,
+    middle_tokens: int,
+    tail_tokens: int,
+    config: CompactionConfig,
+    after_prune: tuple[int, int, int] | None = None,
 ) -> alt.LayerChart:
     """One horizontal stacked bar: head, middle, tail against the window and the threshold.
 
     The legend names each region with its tokens (a 300-token head is too thin a sliver to label
-    in the bar), and the threshold and window lines are labelled above the bar so the labels never
-    sit on a region's colour."""
+    in the bar) and, where Phase 1 shrinks it, its tokens after Phase 1 (`after_prune`): the tail
+    budget is spent on those, so a tail of 66,000 raw tokens can fit a 16,000-token budget. The
+    threshold and window lines are labelled above the bar so the labels never sit on a colour."""
     regions = ("head", "middle", "tail")
     counts = (head_tokens, middle_tokens, tail_tokens)
-    names = [f"{REGION_LABELS[r]} · {t:,} tokens" for r, t in zip(regions, counts, strict=True)]
+    afters = after_prune or counts
+    names = [
+        f"{REGION_LABELS[r]} · {t:,} tokens" + (f" ({a:,} after Phase 1)" if a != t else "")
+        for r, t, a in zip(regions, counts, afters, strict=True)
+    ]
     parts = alt.InlineData(
         values=[
             {"part": name, "tokens": t, "order": i}
@@ -71,7 +80,7 @@ def budget_bar(
             color=alt.Color(
                 "part:N",
                 scale=alt.Scale(domain=names, range=[REGION_COLORS[r] for r in regions]),
-                legend=alt.Legend(orient="bottom", title=None, labelLimit=400),
+                legend=alt.Legend(orient="bottom", title=None, labelLimit=600, columns=1),
             ),
             order=alt.Order("order:Q"),
             tooltip=[
@@ -81,21 +90,34 @@ def budget_bar(
         )
         .transform_calculate(row="'bar'")
     )
-    lines = alt.InlineData(
-        values=[
-            {"x": config.threshold_tokens, "label": f"threshold {config.threshold_tokens:,}"},
-            {"x": config.context_length, "label": f"window {config.context_length:,}"},
-        ]
-    )
+    # Labels end at their line (right-aligned), except the window's when the conversation runs
+    # past it: then there is room to its right, and right-aligned it would run into the threshold's.
+    past_window = sum(counts) > config.context_length
+    line_rows: list[dict[str, Any]] = [
+        {
+            "x": config.threshold_tokens,
+            "label": f"threshold {config.threshold_tokens:,}",
+            "align": "right",
+        },
+        {
+            "x": config.context_length,
+            "label": f"window {config.context_length:,}",
+            "align": "left" if past_window else "right",
+        },
+    ]
+    lines = alt.InlineData(values=line_rows)
     rules = (
         alt.Chart(lines)
         .mark_rule(color="#333", strokeDash=[4, 3], strokeWidth=1.5)
         .encode(x=alt.X("x:Q", scale=x_scale))
     )
-    # Labels end at their line (right-aligned): the window line is usually the right edge.
     labels = (
         alt.Chart(lines)
-        .mark_text(align="right", dx=-4, color="#333")
+        .mark_text(
+            color="#333",
+            align=alt.ExprRef(expr="datum.align"),
+            dx=alt.ExprRef(expr="datum.align == 'left' ? 4 : -4"),
+        )
         .encode(
             x=alt.X("x:Q", scale=x_scale),
             y=alt.Y("row:N", scale=y_scale, axis=no_axis),
@@ -103,7 +125,7 @@ def budget_bar(
         )
         .transform_calculate(row="'labels'")
     )
-    return alt.LayerChart(layer=[bars, rules, labels]).properties(height=150)
+    return alt.LayerChart(layer=[bars, rules, labels]).properties(height=180)
 
 
 def hover_texts(messages: Sequence[Message], tokens: Sequence[int]) -> list[str]:

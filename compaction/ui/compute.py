@@ -113,12 +113,20 @@ class Regions:
     tail_start: int
     tokens: list[int]
     summarised_middle_tokens: int = 0  # the middle after Phase 1: what the summary budget uses
+    #: Each message's tokens after Phase 1: what Phase 2 budgeted the tail with.
+    pruned: list[int] | None = None
 
     def count(self, region: str) -> int:
         return sum(1 for label in self.labels if label == region)
 
     def tokens_of(self, region: str) -> int:
         return sum(t for t, label in zip(self.tokens, self.labels, strict=True) if label == region)
+
+    def pruned_tokens_of(self, region: str) -> int:
+        """The region's tokens after Phase 1 (as the budgets see it), else as it is."""
+        if self.pruned is None:
+            return self.tokens_of(region)
+        return sum(t for t, label in zip(self.pruned, self.labels, strict=True) if label == region)
 
 
 @st.cache_resource(max_entries=24, show_spinner=False)
@@ -148,6 +156,7 @@ def regions(loaded: Loaded, settings: Settings) -> Regions:
         bounds.tail_start,
         tokens,
         sum(plan.pruned_tokens[bounds.head_end : bounds.tail_start]),
+        list(plan.pruned_tokens) if len(plan.pruned_tokens) == len(tokens) else None,
     )
 
 

@@ -115,7 +115,9 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
         column.metric(
             f"{region.capitalize()} messages", regions.count(region), help=f"{tokens:,} tokens"
         )
-    st.altair_chart(budget_bar(head, middle, tail, config), key="budget_bar", width="stretch")
+    after = tuple(regions.pruned_tokens_of(r) for r in ("head", "middle", "tail"))
+    bar = budget_bar(head, middle, tail, config, (after[0], after[1], after[2]))
+    st.altair_chart(bar, key="budget_bar", width="stretch")
     chart_key = f"{loaded.content_hash}|{config.counter}|{config.model}"
     chart_key += f"|{regions.head_end}|{regions.tail_start}"  # the labels follow from the cut
     _message_chart(chart_key, loaded, settings, regions, regions.labels, "region", "message_chart")

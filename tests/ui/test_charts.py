@@ -28,3 +28,23 @@ def test_a_conversation_past_the_window_stretches_the_bar_axis() -> None:
     config = CompactionConfig(context_length=10_000, threshold_ratio=0.5)
     spec = budget_bar(1_000, 20_000, 4_000, config).to_dict()
     assert spec["layer"][0]["encoding"]["x"]["scale"]["domain"][1] >= 25_000
+
+
+def test_the_legend_adds_tokens_after_phase_1_where_pruning_shrinks_a_region() -> None:
+    spec = budget_bar(300, 40_000, 9_000, CompactionConfig(), (300, 5_000, 8_000)).to_dict()
+    assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == [
+        "Head (protected) · 300 tokens",
+        "Middle (summarised) · 40,000 tokens (5,000 after Phase 1)",
+        "Tail (kept) · 9,000 tokens (8,000 after Phase 1)",
+    ]
+
+
+def test_past_the_window_its_label_moves_right_of_the_line_away_from_the_threshold() -> None:
+    config = CompactionConfig(context_length=10_000, threshold_ratio=0.5)
+    for total, window_align in ((8_000, "right"), (90_000, "left")):
+        spec = budget_bar(0, total, 0, config).to_dict()
+        lines = spec["datasets"][spec["layer"][1]["data"]["name"]]
+        assert {line["label"]: line["align"] for line in lines} == {
+            "threshold 5,000": "right",
+            "window 10,000": window_align,
+        }
