@@ -86,7 +86,8 @@ def strategies_table(evaluation: Evaluation) -> None:
 
 
 MATCHED_NOTE = (
-    "**head-tail-matched** is head-tail given exactly the tokens the full pipeline kept. The "
+    "**head-tail-matched** is head-tail with the tokens the full pipeline kept as its target (it "
+    "keeps the latest messages that fit, so it may use fewer). The "
     "pipeline can stay above the target (the head, the tail back to the last user message and "
     "the summary have a floor); this row shows what naive truncation keeps at the same size."
 )
@@ -106,7 +107,8 @@ def recall_scatter(
                 mode="markers+text",
                 name=name,
                 text=[name],
-                textposition="top center",
+                # The two head-tail rows often land close together: one label below its dot.
+                textposition="bottom center" if name == MATCHED else "top center",
                 marker={"size": 14, "color": STRATEGY_COLORS.get(name, "#999")},
             )
         )
