@@ -65,6 +65,16 @@ def _load_sample_clicked() -> None:
         )
     )
     apply_sample_settings(sample.settings)  # in a callback, so widgets may still be set
+    _link_sample(sample.id)
+
+
+def _link_sample(sample_id: str | None) -> None:
+    """Name the loaded sample in the URL (`?sample=`) so the page's link reopens it; an upload or
+    a paste cannot travel in a URL, so its link must not name a sample it no longer shows."""
+    if sample_id is None:
+        st.query_params.pop("sample", None)
+    else:
+        st.query_params["sample"] = sample_id
 
 
 def autoload_from_url() -> None:
@@ -145,6 +155,7 @@ def _upload_tab() -> None:
     current = get_loaded()
     if current is None or current.content_hash != loaded.content_hash:
         set_loaded(loaded)
+        _link_sample(None)
         # The expander around this tab was labelled (and opened) before the upload was read:
         # one rerun, before the page draws anything heavy, shows "Loaded: …" and folds it.
         st.rerun()
@@ -161,6 +172,7 @@ def _paste_clicked() -> None:
         st.session_state[LOAD_ERROR_KEY] = f"Could not import the pasted text: {exc}"
         return
     set_loaded(_from_conversation(conversations[0], "paste", "Pasted conversation"))
+    _link_sample(None)
     if len(conversations) > 1:
         st.session_state[LOAD_ERROR_KEY] = (
             f"The pasted text holds {len(conversations)} conversations; the first was loaded "

@@ -19,6 +19,8 @@ def test_sample_picker_loads_with_description_and_suggested_settings() -> None:
     click(at, "load_sample_btn")
     assert at.text_input(key="p_focus").value == sample.settings["focus"]
     assert "Head messages" in metrics(at)
+    # The page's URL names the sample, so copying it shares this view.
+    assert at.query_params["sample"] == sample.id
 
 
 def test_bad_upload_shows_the_importer_error() -> None:
@@ -69,7 +71,7 @@ def test_multi_conversation_upload_offers_a_picker() -> None:
 
 
 def test_pasted_json_loads_and_bad_paste_errors() -> None:
-    at = open_app()
+    at = open_app(sample="orphans")
     at.text_area(key="load_paste").set_value("[{'role': broken")
     click(at, "load_paste_btn")
     assert any("Could not import the pasted text" in str(e.value) for e in at.error)
@@ -81,6 +83,7 @@ def test_pasted_json_loads_and_bad_paste_errors() -> None:
     at.text_area(key="load_paste").set_value(json.dumps(messages))
     click(at, "load_paste_btn")
     assert "Pasted conversation" in " ".join(str(m.value) for m in at.markdown)
+    assert "sample" not in at.query_params  # the link no longer names the sample it replaced
     # Message text is shown as plain text (st.text or st.code), never as markdown or HTML.
     assert "<script>alert(1)</script>" in shown_texts(at)
     assert not any("<script>" in str(m.value) for m in at.markdown)
