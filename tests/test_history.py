@@ -352,3 +352,19 @@ def test_recording_the_same_secret_conversation_twice_stays_redacted(_history_db
         assert SECRET not in json.dumps(history.session(session_id(messages)).to_dict())
     data = b"".join(p.read_bytes() for p in _history_db.parent.iterdir())
     assert SECRET.encode() not in data
+
+
+def test_compare_lists_a_different_focus_topic_with_the_settings() -> None:
+    # The same conversation and config, compacted without and with a focus: the focus is the
+    # setting that differs, and both values are there to read.
+    messages = conversation()
+    plain = make_result(messages)
+    plain.focus = None
+    focused = make_result(messages)
+    focused.focus = "the Stripe webhook"
+    with History() as history:
+        a, b = history.record(messages, plain), history.record(messages, focused)
+        comparison = history.compare(a, b)
+    assert {c["field"]: (c["a"], c["b"]) for c in comparison.config} == {
+        "focus": (None, "the Stripe webhook")
+    }

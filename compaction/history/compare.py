@@ -70,11 +70,24 @@ def compare_runs(a: RunRow, b: RunRow) -> Comparison:
         a=a.id,
         b=b.id,
         same_session=a.session_id == b.session_id,
-        config=_config_differences(a.config, b.config),
+        config=_config_differences(run_settings(a), run_settings(b)),
         figures=[_figure(name, getattr(a, name), getattr(b, name)) for name in FIGURES],
         sections=_section_differences(a.summary, b.summary),
         fates=_fate_differences(a, b),
     )
+
+
+#: What a run was asked to do beyond its CompactionConfig: a focus topic changes the summary as
+#: much as any budget, so comparing two runs must show it with the settings.
+RUN_SETTINGS = ("focus", "summarizer", "model")
+
+
+def run_settings(run: RunRow) -> dict[str, Any]:
+    """The run's config plus the run-level settings (focus, summariser, model)."""
+    settings = dict(run.config)
+    for name in RUN_SETTINGS:
+        settings.setdefault(name, getattr(run, name))
+    return settings
 
 
 def _config_differences(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:

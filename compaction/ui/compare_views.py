@@ -13,6 +13,7 @@ import pandas as pd  # type: ignore[import-untyped]  # no stubs installed; used 
 import streamlit as st
 
 from compaction.history import Comparison, RunRow
+from compaction.history.compare import run_settings
 from compaction.result import KEPT
 from compaction.ui.palette import FATE_COLORS, FATE_LABELS
 
@@ -45,12 +46,13 @@ def pick_runs(runs: list[RunRow]) -> tuple[int, int] | None:
 def config_table(comparison: Comparison, a: RunRow, b: RunRow) -> None:
     """Every setting of both runs; the differing ones highlighted (and listed first)."""
     changed = {entry["field"] for entry in comparison.config}
-    names = sorted(set(a.config) | set(b.config), key=lambda n: (n not in changed, n))
+    settings_a, settings_b = run_settings(a), run_settings(b)
+    names = sorted(set(settings_a) | set(settings_b), key=lambda n: (n not in changed, n))
     frame = pd.DataFrame(
         {
             "setting": names,
-            f"A (#{a.id})": [str(a.config.get(n)) for n in names],
-            f"B (#{b.id})": [str(b.config.get(n)) for n in names],
+            f"A (#{a.id})": [_shown(settings_a.get(n)) for n in names],
+            f"B (#{b.id})": [_shown(settings_b.get(n)) for n in names],
             "differs": [n in changed for n in names],
         }
     )
@@ -60,6 +62,10 @@ def config_table(comparison: Comparison, a: RunRow, b: RunRow) -> None:
 
     st.markdown(f"**Config** — {len(changed)} setting(s) differ")
     st.dataframe(frame.style.apply(highlight, axis=1), hide_index=True, key="compare_config")
+
+
+def _shown(value: Any) -> str:
+    return "—" if value is None or value == "" else str(value)
 
 
 def figures(a: RunRow, b: RunRow) -> None:
