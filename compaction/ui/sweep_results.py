@@ -132,6 +132,23 @@ def _charts(sweep: Sweep, rows: list[dict[str, Any]]) -> None:
         st.caption(f"{len(parameters)} parameters: see the scatter and the table.")
 
 
+#: Settings that only act through the summary: with no summary written they cannot change a thing.
+SUMMARY_SETTINGS = {"summary_ratio", "summary_min_tokens", "summary_max_tokens"}
+
+
+def _no_summary_note(sweep: Sweep) -> None:
+    """Say so when no point wrote a summary: a swept summary setting then looks broken (flat)."""
+    if not sweep.points or any(point.summary_tokens for point in sweep.points):
+        return
+    flat = sorted(SUMMARY_SETTINGS & set(sweep.parameters))
+    effect = f" so {', '.join(flat)} changes nothing here" if flat else ""
+    st.info(
+        "No point of this sweep wrote a summary: Phase 1's one-line tool outputs alone made "
+        f"everything after the head fit the tail budget,{effect}. A smaller context length or "
+        "tail ratio leaves a middle to summarise."
+    )
+
+
 def _table(
     points: list[SweepPoint], parameters: list[str], marked: int | None
 ) -> list[dict[str, Any]]:
@@ -228,6 +245,7 @@ def render_results(view: SweepView) -> None:
         f"{sweep.duration_s:.1f} s{saved}"
     )
     _charts(sweep, rows)
+    _no_summary_note(sweep)
     target = float(
         st.slider(
             "Savings target (%)",

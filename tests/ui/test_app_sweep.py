@@ -67,6 +67,7 @@ def test_sweep_runs_charts_recommends_and_saves(_history_db: Path) -> None:
     assert "compaction compress INPUT" in codes and "--context-length 8000" in codes
     assert "compression:" in codes and "enabled: true" in codes
     assert any(best.label in str(s.value) for s in at.success)
+    assert not any("wrote a summary" in str(i.value) for i in at.info)  # these points did
 
     with History() as history:
         (stored,) = history.sweeps()
@@ -144,3 +145,18 @@ def test_readme_walkthrough_recommends_what_the_readme_says() -> None:
         "CompactionConfig(context_length=64000, summary_ratio=0.1, summary_min_tokens=500)"
         in _codes(at)
     )
+
+
+def test_a_sweep_where_no_point_summarises_says_why_summary_settings_are_flat() -> None:
+    # At a 128K window, tails of 0.1 and 0.4: every point fits after Phase 1, none summarises.
+    at = _sweep_page()
+    at.multiselect(key="sweep_samples").set_value(["fix-failing-tests"])
+    at.number_input(key="sweep_context_length").set_value(128_000)
+    at.slider(key="sweep_range_tail_token_ratio").set_value((0.1, 0.4))
+    at.number_input(key="sweep_step_tail_token_ratio").set_value(0.3)
+    at.slider(key="sweep_range_summary_ratio").set_value((0.1, 0.3))
+    at.number_input(key="sweep_step_summary_ratio").set_value(0.2)
+    at.run()
+    click(at, "sweep_run")
+    notes = [str(i.value) for i in at.info if "wrote a summary" in str(i.value)]
+    assert len(notes) == 1 and "so summary_ratio changes nothing here" in notes[0]
