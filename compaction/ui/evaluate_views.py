@@ -132,6 +132,30 @@ def lost_facts(evaluation: Evaluation) -> None:
                 st.caption("Every mined fact is still in the compacted context.")
 
 
+def _round(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def aggregate_frame(table: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    """The folder table as a reader wants it: rounded, with words for headers; a category no
+    session had facts of stays empty rather than reading "None"."""
+    frame: dict[str, list[Any]] = {
+        "strategy": [row["strategy"] for row in table],
+        "sessions": [row["sessions"] for row in table],
+        "mean tokens": [_round(row["mean_tokens"], 0) for row in table],
+        "savings %": [_round(row["mean_savings_pct"], 1) for row in table],
+        "× target": [_round(row["mean_target_ratio"], 2) for row in table],
+        "over target": [row["over_target"] for row in table],
+        "recall": [_round(row["mean_recall"], 3) for row in table],
+    }
+    for category in CATEGORIES:
+        label = "recall " + category.replace("_", " ")
+        frame[label] = [_round(row[f"recall_{category}"], 3) for row in table]
+    for provider in PROVIDERS:
+        frame[f"{provider} rejects"] = [row[f"{provider}_failures"] for row in table]
+    return frame
+
+
 def _run_folder(folder: str, ratio: float) -> None:
     # Runs inline after the click so the progress bar is drawn where the button is.
     progress = st.progress(0.0, text="Reading the folder…")
@@ -168,7 +192,7 @@ def folder_section(default_folder: Path, ratio: float) -> None:
     for warning in results["warnings"][:20]:
         st.warning(warning)
     table = results["table"]
-    st.dataframe(table, hide_index=True, key="evaluate_aggregate")
+    st.dataframe(aggregate_frame(table), hide_index=True, key="evaluate_aggregate")
     rows = [{**row, "recall": row["mean_recall"]} for row in table]
     st.plotly_chart(recall_scatter(rows, x="mean_savings_pct"), key="aggregate_scatter")
     st.caption(MATCHED_NOTE)
