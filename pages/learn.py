@@ -64,8 +64,8 @@ columns[2].metric("Savings", f"{example.savings_pct:.1f}%")
 if example.clamped:
     st.info(
         f"The summary budget {example.summary_raw:,} is clamped to {example.summary:,}. "
-        f"The seed's own table says {SEED_SUMMARY_SAID:,} ('9.8K') for the default settings: it "
-        "forgets its 2K–8K clamp, which caps the 9,840 at 8,000."
+        f"The design notes this algorithm comes from list {SEED_SUMMARY_SAID:,} ('9.8K') for "
+        "the default settings: they forget their own 2K–8K clamp, which caps the 9,840 at 8,000."
     )
 
 st.header("A small conversation, phase by phase")

@@ -52,7 +52,8 @@ if not timeline.events:
     )
     st.stop()
 st.dataframe(
-    timeline.event_rows(),
+    # An empty cell, not "None", where an event has no skip or fallback reason.
+    [{k: "" if v is None else v for k, v in row.items()} for row in timeline.event_rows()],
     hide_index=True,
     key="timeline_events",
     column_config={

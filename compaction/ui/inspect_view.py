@@ -5,6 +5,7 @@ call with its streaming summary, the final before/after with fates, validity, do
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Sequence
 
@@ -113,7 +114,9 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
         columns, ("head", "middle", "tail"), (head, middle, tail), strict=True
     ):
         column.metric(
-            f"{region.capitalize()} messages", regions.count(region), help=f"{tokens:,} tokens"
+            f"{region.capitalize()} messages",
+            f"{regions.count(region):,}",
+            help=f"{tokens:,} tokens",
         )
     after = tuple(regions.pruned_tokens_of(r) for r in ("head", "middle", "tail"))
     bar = budget_bar(head, middle, tail, config, (after[0], after[1], after[2]))
@@ -222,8 +225,17 @@ def _validity(loaded: Loaded, result: CompactionResult, key: str) -> None:
             st.text("\n".join(listed))
 
 
+def file_stem(loaded: Loaded) -> str:
+    """A download's file name stem: the sample's id, else the title as a short slug (a title
+    such as "An interrupted run leaves orphaned tool calls" makes a poor file name)."""
+    if loaded.source.startswith("sample:"):
+        return loaded.source.removeprefix("sample:")
+    slug = re.sub(r"[^a-z0-9]+", "-", loaded.title.lower()).strip("-")[:40].rstrip("-")
+    return slug or "conversation"
+
+
 def _downloads(loaded: Loaded, result: CompactionResult) -> None:
-    stem = loaded.title.replace("/", "_")[:40] or "conversation"
+    stem = file_stem(loaded)
     columns = st.columns(3)
     for column, fmt in zip(columns[:2], ("openai", "anthropic"), strict=True):
         column.download_button(

@@ -18,6 +18,7 @@ from compaction.result import CompactionResult, PhaseResult
 from compaction.summary import SECTION_NAMES, Summary, parse_summary
 from compaction.ui.charts import preview
 from compaction.ui.phase_diff import change_rows, phase_changes, text_diff
+from compaction.ui.words import plural
 
 PHASE_TITLES = {
     "prune": "Phase 1 · Prune old tool outputs",
@@ -64,7 +65,7 @@ def _diff_view(
     phase: PhaseResult, previous: Sequence[Message], previous_origins: Sequence[int | None]
 ) -> None:
     changes = phase_changes(previous, previous_origins, phase)
-    st.markdown(f"**What changed** — {len(changes):,} message(s)")
+    st.markdown(f"**What changed** — {plural(len(changes), 'message')}")
     if not changes:
         st.caption("This phase changed no message.")
         return
@@ -129,9 +130,12 @@ def _boundaries_view(
 ) -> None:
     d = phase.details
     columns = st.columns(4)
-    columns[0].metric("Head messages", d["head_messages"], help=f"{d['head_tokens']:,} tokens")
-    columns[1].metric("Middle messages", d["middle_messages"], help=f"{d['middle_tokens']:,} tok")
-    columns[2].metric("Tail messages", d["tail_messages"], help=f"{d['tail_tokens']:,} tokens")
+    for column, part in zip(columns[:3], ("head", "middle", "tail"), strict=False):
+        column.metric(
+            f"{part.capitalize()} messages",
+            f"{d[f'{part}_messages']:,}",
+            help=f"{d[f'{part}_tokens']:,} tokens",
+        )
     columns[3].metric("Tail tokens", f"{d['tail_tokens']:,}")
     st.markdown(
         f"- **Head**: the first {d['protect_first_n']} messages, extended to a whole tool group → "
@@ -141,7 +145,7 @@ def _boundaries_view(
         f"holding at least {d['min_tail_messages']} messages: the raw walk stopped at "
         f"**#{d['raw_walk_stop']}**.\n"
         f"- **Tail** starts at **#{d['tail_start']}** ({d['tail_tokens']:,} tokens); the middle "
-        f"is {d['middle_messages']} messages ({d['middle_tokens']:,} tokens)."
+        f"is {plural(d['middle_messages'], 'message')} ({d['middle_tokens']:,} tokens)."
     )
     if d["moves"]:
         st.markdown("**Moves of the cut**")
@@ -175,6 +179,19 @@ def section_lines(body: str) -> list[str]:
         if line:  # a bare marker is an empty item: nothing to show
             lines.append(f"• {line}" if bulleted else line)
     return lines
+
+
+FIX_LABELS = {
+    "removed_result": "result removed",
+    "inserted_stub": "stub inserted",
+    "stripped_call": "call stripped",
+    "moved_result": "result moved next to its call",
+}
+
+
+def _index(value: int | None) -> str:
+    # "—" where a fix has no such message (a stub has no input #, a removed result no output #).
+    return "—" if value is None else f"#{value}"
 
 
 def render_summary_cards(summary: Summary | None) -> None:
@@ -251,7 +268,12 @@ def _assemble_view(
     else:
         st.markdown(f"Summary **merged into the first tail message** (input #{d['merged_into']}).")
     st.caption(f"Why: {d['role_reason']}.")
-    note = "added once" if d["system_note_added"] else "not added (no system message, or present)"
+    if d["system_note_added"]:
+        note = "added to the system message"
+    elif phase.messages and phase.messages[0].get("role") == "system":
+        note = "not added: the system message already carries it (from an earlier compaction)"
+    else:
+        note = "not added: the conversation does not start with a system message to carry it"
     st.caption(f"System note: {note}.")
     labels = ["summary" if o is None else "kept" for o in phase.origins]
     st.dataframe(
@@ -293,11 +315,11 @@ def _cleanup_view(
         st.markdown(f"**Orphan fixes** (strategy: {d['orphan_strategy']})")
         st.dataframe(
             {
-                "fix": [fix["kind"] for fix in d["fixes"]],
+                "fix": [FIX_LABELS.get(fix["kind"], fix["kind"]) for fix in d["fixes"]],
                 "call id": [fix["tool_call_id"] for fix in d["fixes"]],
-                "tool": [fix["tool_name"] for fix in d["fixes"]],
-                "input #": [fix["message_index"] for fix in d["fixes"]],
-                "output #": [fix["output_index"] for fix in d["fixes"]],
+                "tool": [fix["tool_name"] or "—" for fix in d["fixes"]],
+                "input #": [_index(fix["message_index"]) for fix in d["fixes"]],
+                "output #": [_index(fix["output_index"]) for fix in d["fixes"]],
                 "reason": [fix["reason"] for fix in d["fixes"]],
             },
             hide_index=True,

@@ -14,6 +14,7 @@ from app_helpers import (
 
 from compaction.samples import list_samples
 from compaction.summary import SECTION_NAMES
+from compaction.ui.phase_views import FIX_LABELS
 
 SAMPLE_IDS = [sample.id for sample in list_samples()]
 
@@ -40,7 +41,7 @@ def test_each_sample_runs_all_phases(sample_id: str) -> None:
     assert shown["Tokens after"] == f"{expected.tokens_after:,}"
     fixes = dataframe_with(at, "fix") if expected.orphan_fixes else None
     if fixes is not None:
-        assert list(fixes["fix"]) == [fix.kind for fix in expected.orphan_fixes]
+        assert list(fixes["fix"]) == [FIX_LABELS[fix.kind] for fix in expected.orphan_fixes]
     assert sample.title in " ".join(str(m.value) for m in at.markdown)
 
 
@@ -85,9 +86,15 @@ def test_orphan_fix_list() -> None:
     at = open_app(sample="orphans")
     click(at, "step_all")
     fixes = dataframe_with(at, "fix")
-    assert {"inserted_stub", "removed_result"} <= set(fixes["fix"])
+    assert {"stub inserted", "result removed"} <= set(fixes["fix"])
     expected = library_result("orphans")
     assert list(fixes["call id"]) == [fix.tool_call_id for fix in expected.orphan_fixes]
+    # A stub has no input message and a removed result no output position: "—", never "None".
+    for column, attribute in (("input #", "message_index"), ("output #", "output_index")):
+        assert list(fixes[column]) == [
+            "—" if getattr(fix, attribute) is None else f"#{getattr(fix, attribute)}"
+            for fix in expected.orphan_fixes
+        ]
 
 
 def test_parameter_change_recomputes_regions() -> None:
