@@ -210,6 +210,11 @@ def test_teaching_example_reproduces_the_documented_numbers(
         assert value in documented, f"{value} is not in the description"
     assert int(middle * config.summary_ratio) in documented
     assert budget == 8_000 and budget in documented
+    # What Phase 3 really uses: the middle after Phase 1, and its budget, are stated too.
+    summarize = results["teaching-example"].phase("summarize").details
+    assert summarize["middle_tokens"] in documented
+    assert int(summarize["middle_tokens"] * config.summary_ratio) in documented
+    assert summarize["budget_tokens"] in documented
     # The seed's worked example: trigger 64K, head ≈2K, tail ≈12.8K, middle ≈49.2K.
     assert total >= config.threshold_tokens == 64_000
     assert head_end == 3 and abs(head - 2_000) <= 200
