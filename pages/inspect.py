@@ -23,6 +23,8 @@ render_overview(loaded, settings)
 st.divider()
 
 use_llm = settings.summarizer == "llm"
+if use_llm and (no_key := compute.missing_llm_key(settings)):
+    st.warning(no_key)
 if use_llm and st.session_state.pop(LLM_REQUEST_KEY, False):
     run_llm_now(loaded, settings)
 llm_result = compute.llm_result(loaded, settings) if use_llm else None

@@ -9,6 +9,7 @@ summary is only ever produced by an explicit click (`run_llm`), never by a cache
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -84,6 +85,41 @@ def llm_result(loaded: Loaded, settings: Settings) -> CompactionResult | None:
     """The LLM run for the current settings, if the user asked for it."""
     results: dict[str, CompactionResult] = st.session_state.get(LLM_RESULTS_KEY, {})
     return results.get(run_key(loaded, settings))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _keys_litellm_wants(model: str) -> list[str]:
+    # litellm's own check of the environment for this model's provider; imported only when an
+    # LLM is chosen (the import costs seconds), and cached per model.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    try:
+        report = litellm.validate_environment(model=model)
+    except Exception:  # an unknown provider: let the call itself say what is wrong
+        return []
+    if report.get("keys_in_environment"):
+        return []
+    return [str(key) for key in report.get("missing_keys") or []]
+
+
+def missing_llm_key(settings: Settings) -> str | None:
+    """Why an LLM call would fail for want of credentials, said before it is made; else None.
+
+    Without this the user waits for the call, then reads a provider's 'Missing credentials'
+    dressed as a server error. A key in the password field, COMPACTION_API_KEY or an api_base
+    (local OpenAI-compatible servers need no key) settles it."""
+    if settings.api_key or settings.llm_api_base or os.environ.get("COMPACTION_API_KEY"):
+        return None
+    model = settings.llm_summary_model or settings.llm_model
+    missing = _keys_litellm_wants(model)
+    if not missing:
+        return None
+    return (
+        f"No credentials for {model}: litellm looks for {' or '.join(missing)} in the "
+        "environment. Enter an API key in the sidebar, set the variable, or give an API base for "
+        "a local server; otherwise the call fails and the fallback summariser writes the summary."
+    )
 
 
 def run_llm(loaded: Loaded, settings: Settings, on_token: OnToken | None) -> CompactionResult:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from app_helpers import click, open_app, section_headers
 from llm_server import LLMServer
 from streamlit.testing.v1 import AppTest
@@ -59,3 +60,17 @@ def test_llm_failure_shows_the_fallback(llm_server: LLMServer) -> None:
     click(at, "step_all")
     warnings = " ".join(str(w.value) for w in at.warning)
     assert "Fallback used: **static**" in warnings
+
+
+def test_a_model_without_credentials_is_flagged_before_any_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("OPENAI_API_KEY", "COMPACTION_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    at = open_app(sample="orphans", p_summarizer="llm", p_llm_model="gpt-4o")
+    notes = [str(w.value) for w in at.warning if "No credentials for gpt-4o" in str(w.value)]
+    assert len(notes) == 1 and "OPENAI_API_KEY" in notes[0]
+    # A key in the password field settles it, and is never shown back.
+    at.text_input(key="llm_api_key").set_value(SECRET)
+    at.run()
+    assert not any("No credentials" in str(w.value) for w in at.warning)
