@@ -200,6 +200,11 @@ def show_summary_budget(config: CompactionConfig, middle_tokens: int) -> None:
     slot = st.session_state.get(SUMMARY_BUDGET_SLOT)
     if slot is None:
         return
+    if middle_tokens == 0:
+        # Phase 1's one-liners made everything after the head fit the tail: no summary is written,
+        # and a "0 → clamped to 2,000" budget would read as if one were.
+        slot.caption("summary budget: no middle is left after Phase 1, so no summary is written")
+        return
     raw = int(middle_tokens * config.summary_ratio)
     budget = config.summary_budget(middle_tokens)
     clamp = "" if raw == budget else f" → clamped to **{budget:,}**"

@@ -162,3 +162,15 @@ def test_phase_token_counts_chain_and_match_the_library() -> None:
         if previous_after is not None:
             assert shown["Tokens before"] == previous_after, phase.name
         previous_after = shown["Tokens after"]
+
+
+def test_no_middle_after_phase_1_says_no_summary_instead_of_a_clamped_budget() -> None:
+    at = open_app(sample="fix-failing-tests")
+    at.slider(key="p_tail_token_ratio").set_value(0.4)
+    at.run()
+    captions = [str(c.value) for c in at.caption if "summary budget" in str(c.value)]
+    assert captions == ["summary budget: no middle is left after Phase 1, so no summary is written"]
+    at.slider(key="p_tail_token_ratio").set_value(0.2)
+    at.run()
+    captions = [str(c.value) for c in at.caption if "summary budget" in str(c.value)]
+    assert len(captions) == 1 and "of the" in captions[0] and "-token middle" in captions[0]
