@@ -7,6 +7,7 @@ fields so that they can never disagree with the ratios they come from.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
@@ -75,6 +76,10 @@ class CompactionConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise ConfigError(f"{name} must be a number, got {value!r}")
+            if isinstance(value, float) and not math.isfinite(value):
+                # NaN compares false with every bound, so the range check below would let it
+                # through, and int(nan) fails deep inside a phase with a traceback.
+                raise ConfigError(f"{name} must be a finite number, got {value!r}")
             if name in _INT_FIELDS and not isinstance(value, int):
                 if float(value).is_integer():
                     object.__setattr__(self, name, int(value))

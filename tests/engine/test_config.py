@@ -92,6 +92,23 @@ def test_config_error_is_a_value_error_and_covers_types_and_choices() -> None:
     assert issubclass(ConfigError, ValueError)
 
 
+#: Every numeric field: NaN compares false with both bounds, so a range check alone lets it in.
+NUMERIC_FIELDS = [
+    name
+    for name in CompactionConfig.field_names()
+    if isinstance(getattr(CompactionConfig(), name), int | float)
+]
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+@pytest.mark.parametrize("field", NUMERIC_FIELDS)
+def test_non_finite_numbers_are_rejected_for_every_numeric_field(field: str, value: float) -> None:
+    with pytest.raises(ConfigError, match=f"^{field} must be a finite number, got {value!r}$"):
+        CompactionConfig(**{field: value})
+    with pytest.raises(ConfigError, match="must be a finite number"):
+        CompactionConfig().replace(**{field: value})
+
+
 def test_whole_floats_become_ints() -> None:
     config = CompactionConfig(context_length=32_000.0)  # type: ignore[arg-type]
     assert config.context_length == 32_000
