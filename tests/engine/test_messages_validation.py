@@ -15,6 +15,7 @@ from compaction.messages import (
     content_text,
     group_end,
     last_user_index,
+    loads_json,
     parse_arguments,
     prepend_text,
     validate_messages,
@@ -268,3 +269,104 @@ def test_a_reused_call_id_is_renamed_with_the_result_that_answers_it() -> None:
         "(with the result that answers it)",
     ]
     assert validate(checked, "openai") == []
+
+
+def test_a_reused_id_skips_suffixes_already_taken_by_real_ids() -> None:
+    # The renaming picks the smallest free suffix from 2 on, whatever already holds one: an id
+    # written as `x_3` before the reuses, and `x_2` written after `x_2` was handed out.
+    messages = [
+        user("go"),
+        calls(call("x", "a")),
+        tool("x", "1"),
+        calls(call("x_3", "b")),
+        tool("x_3", "2"),
+        calls(call("x", "c")),
+        tool("x", "3"),
+        calls(call("x", "d")),
+        tool("x", "4"),
+        calls(call("x_2", "e")),
+        tool("x_2", "5"),
+        calls(call("x", "f")),
+        tool("x", "6"),
+    ]
+    checked, _ = validated(messages)
+    ids = [m["tool_calls"][0]["id"] for m in checked if m.get("tool_calls")]
+    assert ids == ["x", "x_3", "x_2", "x_4", "x_2_2", "x_5"]
+    answered = [m["tool_call_id"] for m in checked if m["role"] == "tool"]
+    assert answered == ids
+    assert validate(checked, "openai") == []
+
+
+def test_one_id_reused_by_ten_thousand_calls_gets_ten_thousand_distinct_ids() -> None:
+    # The shape that made the renaming quadratic (12 s at 20,000 messages): every call reuses one
+    # id, one after another and then all at once in a single parallel message.
+    count = 10_000
+    sequential: list[dict[str, Any]] = [user("go")]
+    for turn in range(count):
+        sequential += [calls(call("same", "bash")), tool("same", f"out {turn}")]
+    parallel = [
+        user("again"),
+        calls(*(call("same", "bash") for _ in range(count))),
+        *(tool("same", f"out {turn}") for turn in range(count)),
+    ]
+    checked, repairs = validated(sequential + parallel)
+    call_ids = [c["id"] for m in checked for c in m.get("tool_calls") or []]
+    expected = ["same", *(f"same_{n}" for n in range(2, 2 * count + 1))]
+    assert call_ids == expected
+    assert [m["tool_call_id"] for m in checked if m["role"] == "tool"] == expected
+    assert len(repairs) == 2 * count - 1
+
+
+def test_results_of_many_parallel_calls_pair_in_any_order() -> None:
+    # Named results answered in reverse, then anonymous ones paired by position with the calls
+    # still waiting: the pending calls must be found by id and by order without rescanning.
+    count = 5_000
+    ids = [f"call_{n}" for n in range(count)]
+    named = [tool(call_id, "out") for call_id in reversed(ids[count // 2 :])]
+    anonymous = [{"role": "tool", "content": "anonymous"} for _ in range(count // 2)]
+    messages = [user("go"), calls(*(call(i, "bash") for i in ids)), *named, *anonymous]
+    checked, repairs = validated(messages)
+    answered = [m["tool_call_id"] for m in checked[2:]]
+    assert answered == [*reversed(ids[count // 2 :]), *ids[: count // 2]]
+    assert len(repairs) == count // 2
+    assert repairs[0] == (
+        f"message {2 + count // 2}: tool message had no tool_call_id; paired by position "
+        "with call 'call_0'"
+    )
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    ['{"x": NaN}', '{"x": [1, Infinity]}', '{"x": -Infinity}', {"x": float("nan")}],
+    ids=["nan-text", "infinity-text", "minus-infinity-text", "nan-object"],
+)
+def test_non_finite_numbers_in_arguments_are_reported_and_kept(arguments: Any) -> None:
+    messages = [
+        user("hi"),
+        {
+            "role": "assistant",
+            "tool_calls": [
+                call("ok", "x", {"note": "NaN and Infinity inside a string are fine"}),
+                {"id": "a", "type": "function", "function": {"name": "x", "arguments": arguments}},
+            ],
+        },
+        tool("ok", "1"),
+        tool("a", "2"),
+    ]
+    checked, repairs = validated(messages)
+    kept = checked[1]["tool_calls"][1]["function"]["arguments"]
+    assert kept == (arguments if isinstance(arguments, str) else '{"x": NaN}')
+    assert repairs[-1] == (
+        "message 1: tool_calls[1] arguments hold NaN or Infinity, which is not valid JSON; "
+        "kept as written"
+    )
+    assert len([r for r in repairs if "NaN" in r]) == 1
+    # Read like any other invalid arguments: no dict with a float NaN in it.
+    assert parse_arguments(kept) == {}
+
+
+def test_loads_json_rejects_what_only_python_accepts() -> None:
+    assert loads_json('{"a": [1, 2.5, "NaN"]}') == {"a": [1, 2.5, "NaN"]}
+    for text in ("NaN", '{"a": Infinity}', "[-Infinity]"):
+        with pytest.raises(ValueError, match="is not valid JSON"):
+            loads_json(text)
