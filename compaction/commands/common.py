@@ -1,12 +1,16 @@
 """What every subcommand shares: the one-line error exit, the input-selection options, `--set`
-parsing and atomic output files — so every command fails, reads and writes the same way."""
+parsing and output writing (atomic, never over an input, always valid JSON) — so every command
+fails, reads and writes the same way."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import stat
+import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -57,15 +61,112 @@ def parse_settings(pairs: tuple[str, ...]) -> dict[str, Any]:
     return settings
 
 
+def _identity(path: Path) -> tuple[int, int] | str:
+    """What a path names: the file itself (device, inode) when it exists, so hard links and
+    symlinks to it count as the same file; else the absolute path it would be created at."""
+    try:
+        status = path.stat()
+    except (OSError, ValueError):
+        try:
+            return str(path.resolve())
+        except (OSError, RuntimeError):  # a symlink loop
+            return str(path.absolute())
+    return (status.st_dev, status.st_ino)
+
+
+def check_outputs(outputs: Iterable[Path | str | None], inputs: Iterable[Path | str]) -> None:
+    """Exit 2 when an output path is an input file, another output of the same command, or in
+    a folder that does not exist.
+
+    The input file is never modified: `compress s.json -o s.json` would otherwise replace the
+    session the user is debugging with its compaction. Commands call this before their work, so
+    a long sweep does not end in a refusal; `write_output` checks again, so no writer can forget.
+    """
+    sources = {_identity(Path(source)): Path(source) for source in inputs}
+    seen: dict[tuple[int, int] | str, Path] = {}
+    for output in (Path(output) for output in outputs if output is not None):
+        identity = _identity(output)
+        if identity in sources:
+            fail(
+                f"{output}: would overwrite the input file {sources[identity]}; "
+                "choose another output path"
+            )
+        if identity in seen:
+            fail(f"{output}: is also the path of another output ({seen[identity]})")
+        seen[identity] = output
+        folder = output.parent
+        if not folder.is_dir():
+            reason = "Not a directory" if folder.exists() else "No such file or directory"
+            fail(f"{output}: cannot write: {reason}")
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # the only portable way to read it is to set it
+    os.umask(mask)
+    return mask
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Write `text` to `path` through a temporary file in the same folder, then rename, so a
     failed run never leaves a partial file."""
     folder = path.parent if str(path.parent) else Path(".")
+    try:
+        # Overwriting keeps the file's mode, as open(path, "w") would; a new file gets
+        # 0o666 minus the umask, not the 0o600 mkstemp gives its private temporary files.
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mode = 0o666 & ~_umask()
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
+        os.fchmod(handle, mode)
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def write_output(path: Path | str, text: str, *, inputs: Iterable[Path | str]) -> None:
+    """`write_atomically` for a command's output file, refusing to replace one of `inputs`; a
+    write that fails (no such folder, no permission, disk full) exits 2 with one line."""
+    target = Path(path)
+    check_outputs([target], inputs)
+    try:
+        write_atomically(target, text)
+    except OSError as exc:
+        fail(f"{target}: cannot write: {exc.strerror or exc}")
+
+
+def write_stdout(text: str) -> None:
+    """Write a command's result to standard output; a failed write (a full disk, a closed pipe)
+    exits 2 with one line instead of a traceback."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as exc:
+        _discard_stdout()
+        fail(f"<stdout>: cannot write: {exc.strerror or exc}")
+
+
+def _discard_stdout() -> None:
+    """Point the stdout descriptor at /dev/null: the text still buffered would fail again when
+    Python flushes it at exit, printing a second error and changing the exit status to 120."""
+    try:
+        descriptor = sys.stdout.fileno()
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return  # not a real file (a test runner's buffer): nothing is flushed at exit
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, descriptor)
+    finally:
+        os.close(null)
+
+
+def dump_json(value: Any, source: Path | str, indent: int | None = 2) -> str:
+    """`value` as JSON text that any parser accepts: NaN and Infinity, which Python's json would
+    write bare, exit 2 with one line naming `source` instead of producing an invalid file."""
+    try:
+        return json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
+    except ValueError as exc:
+        fail(f"{source}: the output would hold NaN or Infinity, which JSON does not allow ({exc})")

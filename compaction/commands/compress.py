@@ -6,15 +6,21 @@ output file (the output is written to a temporary file and renamed).
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from compaction.commands.common import fail, parse_settings, source_options, write_atomically
+from compaction.commands.common import (
+    check_outputs,
+    dump_json,
+    fail,
+    parse_settings,
+    source_options,
+    write_output,
+    write_stdout,
+)
 from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
@@ -169,6 +175,7 @@ def compress_command(
     """
     from compaction.summarizers.factory import make_summarizer
 
+    check_outputs([output, report], [input_path])
     config = build_config(
         context_length, threshold, head, tail_ratio, counter, orphans, model, settings
     )
@@ -195,15 +202,13 @@ def compress_command(
             err=True,
         )
     payload = dump_conversation(result.messages, target)
-    text = json.dumps(
-        payload if target == "anthropic" else result.messages, ensure_ascii=False, indent=2
-    )
+    text = dump_json(payload if target == "anthropic" else result.messages, input_path)
     if report is not None:
-        write_atomically(report, json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        write_output(report, dump_json(result.to_dict(), input_path), inputs=[input_path])
     if output is not None:
-        write_atomically(output, text + "\n")
+        write_output(output, text + "\n", inputs=[input_path])
     else:
-        sys.stdout.write(text + "\n")
+        write_stdout(text + "\n")
     before, after = len(conversation.messages), len(result.messages)
     click.echo(
         f"{input_path.name}: {before:,} → {after:,} messages, "
@@ -211,6 +216,8 @@ def compress_command(
         f"({result.savings_pct:.1f}% saved)",
         err=True,
     )
+    if result.tokens_after > config.context_length:
+        click.echo(over_window_warning(result.tokens_after, config), err=True)
     if result.suggestion:
         click.echo(result.suggestion, err=True)
     if save:
@@ -221,6 +228,16 @@ def compress_command(
         except CompactionError as exc:
             fail(f"could not save the run: {exc}")
         click.echo(f"saved as run {run_id}", err=True)
+
+
+def over_window_warning(tokens: int, config: CompactionConfig) -> str:
+    """Why a written result can still be too big: compaction only summarises the middle."""
+    return (
+        f"warning: the result ({tokens:,} tokens) still exceeds the model's window "
+        f"({config.context_length:,}): the protected head (first {config.protect_first_n} "
+        f"messages) and tail (at least the last {config.min_tail_messages} messages and the "
+        "latest user request) are kept whole, so a huge message there survives compaction"
+    )
 
 
 def _preview(text: str, width: int) -> str:

@@ -6,12 +6,18 @@ is written to a temporary file beside it and renamed, so a failed run never leav
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from compaction.commands.common import fail, source_options, write_atomically
+from compaction.commands.common import (
+    check_outputs,
+    dump_json,
+    fail,
+    source_options,
+    write_output,
+    write_stdout,
+)
 from compaction.errors import CompactionError
 from compaction.formats import EXPORT_FORMATS, dump_conversation, load_for_cli
 
@@ -33,6 +39,7 @@ def convert(
     input_path: Path, target: str, output: Path | None, source_format: str, index: int | None
 ) -> None:
     """Convert a conversation file (any supported agent format) to OpenAI or Anthropic JSON."""
+    check_outputs([output], [input_path])
     try:
         conversation = load_for_cli(input_path, source_format, index)
     except CompactionError as exc:
@@ -40,16 +47,11 @@ def convert(
         return
     for warning in conversation.warnings:
         click.echo(f"warning: {warning}", err=True)
-    text = json.dumps(
-        dump_conversation(conversation.messages, target), ensure_ascii=False, indent=2
-    )
+    text = dump_json(dump_conversation(conversation.messages, target), input_path)
     if output is None:
-        click.echo(text)
+        write_stdout(text + "\n")
         return
-    try:
-        write_atomically(output, text + "\n")
-    except OSError as exc:
-        fail(f"{output}: cannot write: {exc.strerror or exc}")
+    write_output(output, text + "\n", inputs=[input_path])
     click.echo(
         f"{conversation.format} → {target}: {len(conversation.messages)} messages written to "
         f"{output}",

@@ -12,7 +12,7 @@ readable). Files in a folder that are not conversations are skipped with a warni
 from __future__ import annotations
 
 import csv
-import json
+import io
 import sys
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -22,6 +22,7 @@ from typing import Any
 
 import click
 
+from compaction.commands.common import check_outputs, dump_json, write_output
 from compaction.errors import CompactionError, ConfigError, FormatError
 from compaction.evaluate import (
     DEFAULT_TARGET_RATIO,
@@ -163,18 +164,20 @@ def table_lines(table: list[dict[str, Any]]) -> list[str]:
     return [line(columns), "-" * (sum(widths) + 2 * (len(widths) - 1)), *map(line, rows)]
 
 
-def write_csv(path: str, digests: list[dict[str, Any]]) -> None:
+def csv_text(digests: list[dict[str, Any]]) -> str | None:
+    """One CSV row per (session, strategy); None when there is no row to write."""
     rows = [
         {"source": d["source"], "tokens_before": d["tokens_before"], **row}
         for d in digests
         for row in d["strategies"].values()
     ]
     if not rows:
-        return
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+        return None
+    buffer = io.StringIO(newline="")
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
 
 
 @click.command("eval")
@@ -214,6 +217,8 @@ def eval_command(
             raise ConfigError(f"--jobs must be at least 1, got {jobs}")
         if limit is not None and limit < 1:
             raise ConfigError(f"--limit must be at least 1, got {limit}")
+        inputs = [path for path, _ in _files(paths)]
+        check_outputs([json_out, csv_out], inputs)
         tasks, warnings = collect_tasks(paths, chosen, target_ratio, limit)
     except CompactionError as exc:
         click.echo(f"Error: {exc}", err=True)
@@ -240,12 +245,10 @@ def eval_command(
     if any(invalid_inputs.values()):
         shown = ", ".join(f"{provider} {count}" for provider, count in invalid_inputs.items())
         click.echo(f"inputs already invalid before compaction: {shown}")
-    try:
-        if json_out:
-            report = {"target_ratio": target_ratio, "table": table, "sessions": results}
-            Path(json_out).write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
-        if csv_out:
-            write_csv(csv_out, digests)
-    except OSError as exc:
-        click.echo(f"Error: cannot write the report: {exc}", err=True)
-        raise SystemExit(2) from exc
+    if json_out:
+        report = {"target_ratio": target_ratio, "table": table, "sessions": results}
+        write_output(json_out, dump_json(report, json_out, indent=1) + "\n", inputs=inputs)
+    if csv_out:
+        text = csv_text(digests)
+        if text is not None:
+            write_output(csv_out, text, inputs=inputs)

@@ -15,7 +15,13 @@ from typing import Any
 
 import click
 
-from compaction.commands.common import fail
+from compaction.commands.common import (
+    check_outputs,
+    dump_json,
+    fail,
+    write_output,
+    write_stdout,
+)
 from compaction.errors import HistoryError
 from compaction.history import Comparison, History, RunRow
 
@@ -195,15 +201,16 @@ def _print_comparison(comparison: Comparison, echo: Callable[[str], None]) -> No
 def export_command(ctx: click.Context, run_id: int, output: Path | None) -> None:
     """Export a run as a JSON bundle (conversation, config, result) to share or re-import."""
     with _open(ctx) as history:
+        # The history file is this command's input: a bundle written over it would destroy
+        # every stored run.
+        database = history.path
+        check_outputs([output], [database])
         bundle = history.export(run_id)
-    text = json.dumps(bundle, indent=2, ensure_ascii=False) + "\n"
+    text = dump_json(bundle, database) + "\n"
     if output is None:
-        click.echo(text, nl=False)
+        write_stdout(text)
         return
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        fail(f"cannot write {output}: {exc.strerror or exc}")
+    write_output(output, text, inputs=[database])
     click.echo(f"exported run {run_id} to {output}", err=True)
 
 

@@ -8,12 +8,11 @@ Exit 0 on success, 2 when the input or a setting cannot be used.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from compaction.commands.common import source_options
+from compaction.commands.common import check_outputs, dump_json, source_options, write_output
 from compaction.config import CompactionConfig
 from compaction.drift import drift
 from compaction.errors import CompactionError
@@ -89,6 +88,7 @@ def simulate_command(
     index: int | None,
 ) -> None:
     """Replay INPUT message by message with automatic compaction at the threshold."""
+    check_outputs([json_out], [input_path])
     try:
         overrides: dict[str, int | float] = {}
         if context_length is not None:
@@ -119,9 +119,5 @@ def simulate_command(
         report["input"] = str(input_path)
         report["format"] = conversation.format
         report["drift"] = [entry.to_dict() for entry in drift(timeline)]
-        try:
-            Path(json_out).write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
-        except OSError as exc:
-            click.echo(f"Error: cannot write {json_out}: {exc.strerror or exc}", err=True)
-            raise SystemExit(2) from exc
+        write_output(json_out, dump_json(report, input_path, indent=1) + "\n", inputs=[input_path])
         click.echo(f"wrote {json_out}")

@@ -11,7 +11,7 @@ for a yes (`--yes` skips the question); declining sends nothing and exits 1.
 from __future__ import annotations
 
 import csv
-import json
+import io
 import os
 import sys
 from pathlib import Path
@@ -19,7 +19,13 @@ from typing import Any
 
 import click
 
-from compaction.commands.common import fail, parse_settings
+from compaction.commands.common import (
+    check_outputs,
+    dump_json,
+    fail,
+    parse_settings,
+    write_output,
+)
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
 from compaction.formats import FORMATS, Conversation, load_conversations
@@ -90,12 +96,13 @@ def frontier_table(result: Sweep, marked: SweepPoint | None) -> str:
     return "\n".join([header, "-" * len(header), *lines])
 
 
-def _write_csv(result: Sweep, path: Path) -> None:
+def _csv_text(result: Sweep) -> str:
     rows = result.rows()
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    buffer = io.StringIO(newline="")
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
 
 
 @click.command("sweep")
@@ -177,6 +184,7 @@ def sweep_command(
     """
     from compaction.summarizers.factory import make_summarizer
 
+    check_outputs([csv_path, json_path], paths)
     values = parse_settings(settings)
     if context_length is not None:
         values["context_length"] = context_length
@@ -224,7 +232,7 @@ def sweep_command(
         except CompactionError as exc:
             fail(str(exc))
 
-    _report(result, recommend_savings, csv_path, json_path, save, label)
+    _report(result, recommend_savings, csv_path, json_path, save, label, paths)
 
 
 def _report(
@@ -234,15 +242,13 @@ def _report(
     json_path: Path | None,
     save: bool,
     label: str | None,
+    inputs: tuple[Path, ...],
 ) -> None:
-    try:
-        if csv_path is not None:
-            _write_csv(result, csv_path)
-        if json_path is not None:
-            data = {**result.to_dict(), "recommendation": result.recommendation(target)}
-            json_path.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
-    except OSError as exc:
-        fail(f"cannot write {exc.filename}: {exc.strerror or exc}")
+    if csv_path is not None:
+        write_output(csv_path, _csv_text(result), inputs=inputs)
+    if json_path is not None:
+        data = {**result.to_dict(), "recommendation": result.recommendation(target)}
+        write_output(json_path, dump_json(data, json_path), inputs=inputs)
     best = result.recommend(target)
     click.echo(
         f"{len(result.points)} points in {result.duration_s:.2f} s; "
