@@ -99,6 +99,8 @@ def make_folder(tmp_path: Path) -> Path:
     write_session(folder / "nested" / "c.json", rounds=4)
     (folder / "README.md").write_text("These are sessions.")
     (folder / ".hidden.json").write_text("{")
+    (folder / "build.py").write_text("print('builds the sessions')")
+    (folder / "nested" / "make.py").write_text("")
     return folder
 
 
@@ -113,6 +115,9 @@ def test_eval_over_a_folder_with_two_jobs(tmp_path: Path) -> None:
     assert "3 sessions" in result.output
     assert "skipped" in result.output and "README.md" in result.output  # said, not dropped
     assert ".hidden" not in result.output
+    # Code beside the sessions is one line, not a warning per file.
+    assert "ignored 2 file(s) that are not sessions: 2 .py" in result.output
+    assert "build.py" not in result.output
     table_rows = [line.split()[0] for line in result.output.splitlines()]
     assert all(name in table_rows for name in STRATEGY_NAMES)
     report = json.loads(json_out.read_text())

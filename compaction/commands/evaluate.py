@@ -50,6 +50,36 @@ _SHORT = {
 }
 
 
+#: Suffixes of files no agent writes sessions in; skipped quietly when a folder is walked (a file
+#: named on the command line is always read, and fails loudly if it is not a session).
+NOT_SESSIONS = frozenset(
+    {
+        ".py",
+        ".pyc",
+        ".sh",
+        ".toml",
+        ".cfg",
+        ".ini",
+        ".lock",
+        ".png",
+        ".jpg",
+        ".jpeg",
+        ".gif",
+        ".svg",
+        ".ico",
+        ".pdf",
+        ".zip",
+        ".gz",
+        ".tar",
+        ".whl",
+        ".so",
+        ".db",
+        ".sqlite",
+        ".sqlite3",
+    }
+)
+
+
 def _files(paths: tuple[str, ...]) -> Iterator[tuple[Path, bool]]:
     """(file, named explicitly) for each path; folders are walked, hidden entries skipped."""
     for raw in paths:
@@ -71,7 +101,13 @@ def collect_tasks(
     """The conversations to evaluate and the warnings met while reading them."""
     tasks: list[Task] = []
     warnings: list[str] = []
+    ignored: dict[str, int] = {}
     for path, explicit in _files(paths):
+        if not explicit and path.suffix.lower() in NOT_SESSIONS:
+            # Code and binaries beside the sessions (a samples folder's build scripts): one
+            # line in total, not a warning per file.
+            ignored[path.suffix.lower()] = ignored.get(path.suffix.lower(), 0) + 1
+            continue
         try:
             conversations = load_conversations(path)
         except (CompactionError, OSError, ValueError, TypeError, KeyError) as exc:
@@ -92,6 +128,9 @@ def collect_tasks(
         for position, conversation in enumerate(chosen):
             label = str(path) if len(conversations) == 1 else f"{path}#{position}"
             tasks.append((label, conversation.messages, strategies, target_ratio))
+    if ignored:
+        kinds = ", ".join(f"{count} {suffix}" for suffix, count in sorted(ignored.items()))
+        warnings.append(f"ignored {sum(ignored.values())} file(s) that are not sessions: {kinds}")
     if not tasks:
         raise FormatError("no conversation found in the given paths", source=", ".join(paths))
     return tasks, warnings
