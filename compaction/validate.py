@@ -4,8 +4,9 @@ Compaction that saves tokens but produces a request the provider rejects with a 
 no compaction, and naive strategies (head + tail) do exactly that by cutting tool groups. This
 module checks a canonical (OpenAI-format) list against each provider's rules and reports every
 problem with the message index and a stable rule id, so the CLI, the evaluation and the Inspect
-page can name what is wrong and where. It never raises on odd input: anything it cannot read is
-itself a problem.
+page can name what is wrong and where. It never raises on odd messages: anything in the list it
+cannot read is itself a problem. What it does raise on is an argument that is no message list at
+all (a string would otherwise be checked character by character, a dict key by key).
 
 Severity policy (why some rules are warnings):
 - ``error``: the provider rejects the request (HTTP 400), or an exporter cannot build it at all.
@@ -32,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from compaction.errors import InvalidConversationError
 from compaction.messages import content_text, image_count
 from compaction.summary import SUMMARY_PREFIX
 
@@ -42,7 +44,10 @@ PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic")
 #: Every rule id with what it means (the UI and the CLI's help show these).
 RULES: dict[str, str] = {
     "empty-conversation": "the request has no messages",
+    "system-only": "only system messages: Anthropic's messages list would be empty",
     "invalid-message": "an entry is not a message object with a known role",
+    "invalid-content": "content that is not a string, null or a list of content-part objects",
+    "tool-calls-not-list": "tool_calls that is not a list of calls",
     "system-not-first": "a system (or developer) message that is not the first message",
     "first-not-user": "the first message after the system prompt is not a user message",
     "consecutive-same-role": "two turns of the same side in a row (the provider merges them)",
@@ -103,10 +108,44 @@ def is_summary(message: dict[str, Any]) -> bool:
     return content_text(message).startswith(SUMMARY_PREFIX)
 
 
-def validate(messages: Sequence[Any], provider: str = "openai") -> list[Problem]:
-    """Every problem of `messages` for `provider`, ordered by message index then rule."""
+def request_messages(request: Any) -> list[Any]:
+    """The canonical message list of `request`: a list (or tuple) of messages as it is, or a
+    request object with a `messages` list.
+
+    A request object's `system` field (where Anthropic keeps the prompt) becomes the leading
+    system message, and an Anthropic request (tool_use/tool_result blocks, or a top-level
+    `system`) is read through the Anthropic importer, so problem indices then count the canonical
+    messages, as `compaction validate` does for a file. Anything else raises
+    InvalidConversationError saying what was expected.
+    """
+    if isinstance(request, list | tuple):
+        return list(request)
+    if isinstance(request, dict) and isinstance(request.get("messages"), list):
+        # Imported here: the formats package loads every importer, which a plain list never needs.
+        from compaction.formats import anthropic
+        from compaction.formats.source import Document
+
+        document = Document(text="", kind="json", value=request)
+        if anthropic.sniff(document)[0]:
+            return list(anthropic.load(document)[0].messages)
+        system = anthropic.system_text(request.get("system")) if request.get("system") else ""
+        leading = [{"role": "system", "content": system}] if system else []
+        return [*leading, *request["messages"]]
+    shown = "a dict without a 'messages' list" if isinstance(request, dict) else None
+    raise InvalidConversationError(
+        "validate() expects a list of messages or a request object with a 'messages' list, "
+        f"got {shown or type(request).__name__}"
+    )
+
+
+def validate(messages: Any, provider: str = "openai") -> list[Problem]:
+    """Every problem of `messages` for `provider`, ordered by message index then rule.
+
+    `messages` is a list of canonical messages or a request object (see request_messages).
+    """
     if provider not in PROVIDERS:
         raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
+    messages = request_messages(messages)
     if not messages:
         return [Problem(None, "empty-conversation", RULES["empty-conversation"])]
     problems: list[Problem] = []
@@ -120,6 +159,17 @@ def validate(messages: Sequence[Any], provider: str = "openai") -> list[Problem]
             continue
         usable.append((index, message))
     anthropic = provider == "anthropic"
+    if anthropic and usable and all(m["role"] in _SYSTEM_ROLES for _, m in usable):
+        # The exporter lifts every leading system message into the system parameter, which
+        # leaves Anthropic an empty messages list: a 400, like an empty request.
+        problems.append(
+            Problem(
+                None,
+                "system-only",
+                "only system messages: Anthropic takes them as the system prompt and its "
+                "messages list would be empty; it needs at least one user message",
+            )
+        )
     problems += _check_system(usable, anthropic)
     problems += _check_contents(usable, anthropic)
     problems += _check_calls(usable, anthropic)
@@ -163,10 +213,44 @@ def _check_system(usable: list[tuple[int, dict[str, Any]]], anthropic: bool) -> 
     return problems
 
 
+def _content_shape_problem(index: int, message: dict[str, Any]) -> Problem | None:
+    """Content neither provider can take: an object, a number, or a list of non-objects."""
+    content = message.get("content")
+    if content is None or isinstance(content, str):
+        return None
+    if isinstance(content, list):
+        for position, part in enumerate(content):
+            if not isinstance(part, dict):
+                return Problem(
+                    index,
+                    "invalid-content",
+                    f"content[{position}] is a {type(part).__name__}, not a content-part object",
+                )
+        return None
+    return Problem(
+        index,
+        "invalid-content",
+        f"content is a {type(content).__name__}; expected a string, null or a list of parts",
+    )
+
+
 def _check_contents(usable: list[tuple[int, dict[str, Any]]], anthropic: bool) -> list[Problem]:
     problems = []
     for index, message in usable:
         role = message["role"]
+        shape = _content_shape_problem(index, message)
+        calls = message.get("tool_calls")
+        if calls is not None and not isinstance(calls, list):
+            problems.append(
+                Problem(
+                    index,
+                    "tool-calls-not-list",
+                    f"tool_calls is a {type(calls).__name__}, not a list of calls",
+                )
+            )
+        if shape is not None:
+            problems.append(shape)  # its emptiness cannot be judged: reported once, as shape
+            continue
         has_content = bool(content_text(message).strip()) or image_count(message) > 0
         if role == "user" and not has_content:
             # OpenAI accepts an empty user string; Anthropic rejects empty content blocks.

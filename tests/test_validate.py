@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from compaction.cli import main
+from compaction.errors import InvalidConversationError
 from compaction.summary import SUMMARY_PREFIX
 from compaction.validate import RULES, Problem, errors, is_valid, validate
 
@@ -73,6 +74,77 @@ def test_empty_conversation() -> None:
 def test_invalid_message_entries_are_reported_not_raised() -> None:
     problems = validate([user(), "text", {"role": "robot", "content": "x"}], "openai")
     assert rules(problems) == [(1, "invalid-message"), (2, "invalid-message")]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_content_that_is_an_object_or_a_number_is_invalid(provider: str) -> None:
+    messages = [
+        user(),
+        {"role": "assistant", "content": {"text": "ok"}},
+        {"role": "user", "content": 5},
+        {"role": "assistant", "content": ["bare text", {"type": "text", "text": "x"}]},
+    ]
+    problems = validate(messages, provider)
+    assert rules(errors(problems)) == [
+        (1, "invalid-content"),
+        (2, "invalid-content"),
+        (3, "invalid-content"),
+    ]
+    assert "dict" in problems[0].message
+    assert "content[0] is a str" in problems[2].message
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_tool_calls_that_are_not_a_list_are_invalid(provider: str) -> None:
+    messages = [user(), {"role": "assistant", "content": None, "tool_calls": "terminal(ls)"}]
+    problems = validate(messages, provider)
+    assert rules(errors(problems)) == [(1, "tool-calls-not-list")]
+    assert problems[0].message == "tool_calls is a str, not a list of calls"
+
+
+def test_a_system_only_conversation_is_invalid_for_anthropic_only() -> None:
+    # Anthropic takes the system messages as its system parameter: the messages list is empty.
+    messages = [sys_(), sys_("Be brief.")]
+    assert rules(errors(validate(messages, "anthropic"))) == [(None, "system-only")]
+    assert errors(validate(messages, "openai")) == []
+
+
+def test_a_request_object_is_validated_as_its_messages() -> None:
+    assert validate({"messages": good()}, "openai") == []
+    # Anthropic's shape: the system field first, tool_use / tool_result blocks read as calls.
+    request = {
+        "system": "You are helpful.",
+        "messages": [
+            {"role": "user", "content": "hello"},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "a", "name": "ls", "input": {}}],
+            },
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a"}]},
+            {"role": "assistant", "content": "done"},
+        ],
+    }
+    assert validate(request, "anthropic") == []
+    assert rules(validate({"system": "s", "messages": []}, "anthropic")) == [(None, "system-only")]
+    # An OpenAI request with a system field beside its messages: the field goes first.
+    shifted = validate({"system": "s", "messages": [user(), sys_()]}, "openai")
+    assert rules(shifted) == [(2, "system-not-first")]
+
+
+@pytest.mark.parametrize(
+    ("argument", "shown"),
+    [
+        ("abc", "got str"),
+        (5, "got int"),
+        (None, "got NoneType"),
+        ({"conversation": []}, "got a dict without a 'messages' list"),
+    ],
+)
+def test_an_argument_that_is_no_message_list_is_a_clear_error(argument: Any, shown: str) -> None:
+    # A string would be checked character by character, a dict key by key: refuse instead.
+    with pytest.raises(InvalidConversationError, match="expects a list of messages") as caught:
+        validate(argument, "openai")
+    assert shown in str(caught.value)
 
 
 def test_system_not_first_is_a_warning_for_both_providers() -> None:

@@ -38,6 +38,11 @@ def _messages(doc: Document) -> list[Any] | None:
 
 def sniff(doc: Document) -> tuple[bool, str]:
     messages = _messages(doc)
+    value = doc.value
+    if messages == [] and isinstance(value, dict) and value.get("system"):
+        # What `--to anthropic` writes for a conversation of system messages only: read it back
+        # (validate then says why Anthropic would reject it) rather than call it unknown.
+        return True, "a top-level `system` with an empty `messages` list"
     if not messages or not all(
         isinstance(m, dict) and m.get("role") in ("user", "assistant") for m in messages
     ):

@@ -2,8 +2,11 @@
 
 Providers reject two consecutive messages of the same role in several places, so the summary's
 role is chosen against its neighbours; when neither role fits it is merged into the first tail
-message instead. The system message gets a one-time note so the model knows its context was
-compacted and builds on the summary rather than re-doing work.
+message instead. When the head holds no turn (nothing, or only the system prompt), the summary
+opens the conversation and Anthropic requires that first turn to be a user's: it is a user turn,
+or merged into the tail's first turn when that is a user message too. The system message gets a
+one-time note so the model knows its context was compacted and builds on the summary rather than
+re-doing work.
 """
 
 from __future__ import annotations
@@ -26,12 +29,16 @@ def choose_role(last_head_role: str | None, first_tail_role: str | None) -> tupl
     """(role, reason); role None means: merge the summary into the first tail message."""
     if last_head_role is None:
         # Nothing but a system prompt before it: the summary is the first turn, and Anthropic
-        # requires the first turn to be the user's.
-        role = "user"
-        reason = "no turn comes before the summary, so it opens the conversation as user"
-    else:
-        role = "user" if last_head_role in ("assistant", "tool") else "assistant"
-        reason = f"the head ends with a {last_head_role} message, so the summary speaks as {role}"
+        # requires the first turn to be the user's. Flipping to assistant would break that rule,
+        # so a tail that also opens with a user turn takes the summary merged into it.
+        if first_tail_role == "user":
+            return None, (
+                "no turn comes before the summary, so it must open the conversation as user, "
+                "but the tail's first turn is a user message too: the summary is merged into it"
+            )
+        return "user", "no turn comes before the summary, so it opens the conversation as user"
+    role = "user" if last_head_role in ("assistant", "tool") else "assistant"
+    reason = f"the head ends with a {last_head_role} message, so the summary speaks as {role}"
     if role == first_tail_role:
         flipped = "assistant" if role == "user" else "user"
         if flipped != last_head_role:
@@ -101,9 +108,17 @@ def assemble(
     content = summary_content(summary_text, is_marker)
     # The neighbours that decide the summary's role are the nearest turns as Anthropic sees them
     # (see _nearest_turn_role): the strictest provider about alternation.
-    leading_end = _leading_system_end(head + tail)
+    # The summary is a turn, so only the head's opening system messages can stay leading: a
+    # system message of the tail comes after the summary and is sent as user text...
+    leading_end = _leading_system_end(head)
     last_head_role = _nearest_turn_role(reversed(list(enumerate(head))), leading_end)
-    first_tail_role = _nearest_turn_role(enumerate(tail, len(head)), leading_end)
+    # ...except when the head holds no turn: then the summary opens the conversation, and it goes
+    # after the system messages that open the tail (which stay leading), right before its first
+    # turn. Placed ahead of them, it would make them user text beside a user summary.
+    insert_at = _leading_system_end(tail) if last_head_role is None else 0
+    first_tail_role = _nearest_turn_role(
+        enumerate(tail[insert_at:], len(head) + insert_at), leading_end
+    )
     role, reason = choose_role(last_head_role, first_tail_role)
     details.update(
         {
@@ -131,9 +146,10 @@ def assemble(
     else:
         summary_role = role or "user"
         details.update({"summary_role": summary_role, "merged_into": None})
-        output = [*head, {"role": summary_role, "content": content}, *tail]
-        output_origins = [*head_origins, None, *tail_origins]
-        details["summary_index"] = len(head)
+        summary = {"role": summary_role, "content": content}
+        output = [*head, *tail[:insert_at], summary, *tail[insert_at:]]
+        output_origins = [*head_origins, *tail_origins[:insert_at], None, *tail_origins[insert_at:]]
+        details["summary_index"] = len(head) + insert_at
     return PhaseResult(
         name="assemble",
         messages=output,

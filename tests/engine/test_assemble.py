@@ -40,9 +40,11 @@ def test_summary_content() -> None:
         ("tool", "assistant", "user"),
         ("system", "user", "assistant"),
         ("user", "user", "assistant"),
-        (None, "user", "assistant"),
         # nothing before it: the summary opens the conversation, as user (Anthropic's rule).
         (None, None, "user"),
+        (None, "assistant", "user"),
+        # ...and an assistant summary first is no fix when the tail opens with a user: merged.
+        (None, "user", None),
         # user clashes with the first tail message: flip to assistant.
         ("tool", "user", "assistant"),
         # assistant clashes with the tail: flip to user (the head ends with system).
@@ -162,3 +164,43 @@ def test_a_late_system_notice_counts_as_a_user_turn() -> None:
     assert result.messages[3]["role"] == "assistant"
     assert str(result.messages[3]["content"]).startswith(SUMMARY_PREFIX)
     assert [p for p in validate(result.messages, "anthropic") if p.severity == "error"] == []
+
+
+def test_a_head_without_turns_merges_the_summary_into_a_user_tail() -> None:
+    # --head 1: the head is the system prompt alone. An assistant summary would be Anthropic's
+    # first turn (rejected), so the summary is merged into the tail's opening user message.
+    messages = [system(), user("a"), assistant("b"), user("latest ask"), assistant("t")]
+    result = run(messages, 1, 3)
+    assert result.details["summary_role"] is None
+    assert result.messages[1] == {
+        "role": "user",
+        "content": f"{SUMMARY_PREFIX}\n{SUMMARY}\n\nlatest ask",
+    }
+    assert result.origins == [0, 3, 4]
+    assert errors_for(result.messages) == []
+
+
+def test_a_head_without_turns_puts_the_summary_after_the_tails_system_notices() -> None:
+    # An Aider log with --head 0: the tail opens with a system notice. Ahead of it, the summary
+    # would be a user turn followed by the notice (sent as user text): Anthropic merges the two.
+    # After it, the notice stays with the system prompt and the summary is the first turn.
+    notice = {"role": "system", "content": "Tokens: 12k sent"}
+    messages = [system(), user("a"), assistant("b"), notice, assistant("edit"), user("next")]
+    result = run(messages, 0, 3)
+    assert result.details["last_head_role"] is None
+    assert result.details["first_tail_role"] == "assistant"
+    assert result.details["summary_role"] == "user"
+    assert result.details["summary_index"] == 1
+    assert [m["role"] for m in result.messages] == ["system", "user", "assistant", "user"]
+    assert result.messages[0] == notice
+    assert result.origins == [3, None, 4, 5]
+    assert errors_for(result.messages) == []
+
+
+def errors_for(messages: list[dict[str, Any]]) -> list[str]:
+    return [
+        str(problem)
+        for provider in ("openai", "anthropic")
+        for problem in validate(messages, provider)
+        if problem.severity == "error"
+    ]

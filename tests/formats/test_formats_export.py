@@ -10,6 +10,7 @@ from format_helpers import DATA, corpus_file
 
 from compaction.formats import dump_conversation, load_conversation, load_conversations
 from compaction.messages import Message, content_text, tool_calls
+from compaction.validate import errors, validate
 
 
 def _essence(messages: list[Message]) -> list[tuple[object, ...]]:
@@ -111,3 +112,14 @@ def test_round_trip_on_tau_bench_conversations() -> None:
         anthropic = dump_conversation(conversation.messages, "anthropic")
         back = load_conversation(anthropic, format="anthropic").messages
         assert _essence(back) == _essence(conversation.messages)
+
+
+def test_a_system_only_anthropic_export_reads_back_and_is_flagged() -> None:
+    # `--to anthropic` of a conversation that is only a system prompt writes an empty messages
+    # list. Our importer reads it back; validate then says why Anthropic rejects it.
+    exported = dump_conversation([{"role": "system", "content": "Be brief."}], "anthropic")
+    assert exported == {"system": "Be brief.", "messages": []}
+    conversation = load_conversation(json.dumps(exported))
+    assert conversation.format == "anthropic"
+    assert conversation.messages == [{"role": "system", "content": "Be brief."}]
+    assert [p.rule for p in errors(validate(conversation.messages, "anthropic"))] == ["system-only"]
