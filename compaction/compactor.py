@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from compaction.config import CompactionConfig
+from compaction.errors import ConfigError
 from compaction.messages import Message, validate_messages
 from compaction.phases.assemble import assemble
 from compaction.phases.boundaries import boundaries_phase
@@ -25,6 +26,7 @@ from compaction.tokens import TokenCounter, make_counter
 
 INEFFECTIVE_REASON = "ineffective compression — consider starting a new session (/new)"
 NOTHING_TO_COMPRESS = "nothing to compress"
+MAX_FIXES_IN_REASON = 3
 PRUNE_ONLY_NOTE = (
     "After Phase 1 everything past the head fits the tail budget: nothing is left to summarise, "
     "so the pruned conversation is the result."
@@ -48,7 +50,8 @@ class Compactor:
         summarizer: Summarizer | None = None,
         counter: TokenCounter | None = None,
     ) -> None:
-        self.config = config or CompactionConfig()
+        check_components(config, summarizer, counter)
+        self.config = config if config is not None else CompactionConfig()
         self.summarizer: Summarizer = summarizer or ExtractiveSummarizer()
         self.counter: TokenCounter = counter or make_counter(self.config.counter, self.config.model)
         self.previous_summary: str | None = None
@@ -60,9 +63,13 @@ class Compactor:
 
     def should_compress(self, messages: Sequence[Message]) -> bool:
         """True when automatic compaction would run: at the threshold, and not thrashing."""
+        if isinstance(messages, list | tuple) and not messages:
+            return False  # nothing to compact yet (compress() would reject it)
+        # The same checks as compress(), so bad input fails here with the same clear error.
+        checked, _ = validate_messages(messages)
         if self.ineffective_count >= self.config.max_ineffective:
             return False
-        return self.count_tokens(messages) >= self.config.threshold_tokens
+        return self.count_tokens(checked) >= self.config.threshold_tokens
 
     def compress(
         self,
@@ -72,6 +79,10 @@ class Compactor:
         on_token: OnToken | None = None,
     ) -> CompactionResult:
         """Compact `messages` (never modified). `force=True` is the manual `/compress`."""
+        if focus is not None and not isinstance(focus, str):
+            raise ConfigError(
+                f"focus must be a topic as text (or None), got {type(focus).__name__}"
+            )
         checked, repairs = validate_messages(messages)
         config = self.config
         tokens = [self.counter.count_message(message) for message in checked]
@@ -105,7 +116,9 @@ class Compactor:
                 # Phase 1 shrank the old outputs so far that everything after the head now fits
                 # the tail budget: nothing is left to summarise, but the pruning is real savings.
                 # (Skipping here would make a smaller tail budget compact *less*.)
-                cleaned, fixes = cleanup(pruned.messages, pruned.origins, config.orphan_strategy)
+                cleaned, fixes = cleanup(
+                    pruned.messages, pruned.origins, config.orphan_strategy, checked
+                )
                 cleaned.tokens_before = pruned.tokens_after
                 cleaned.tokens_after = self.counter.count_messages(cleaned.messages)
                 cleaned.details["note"] = PRUNE_ONLY_NOTE
@@ -120,7 +133,7 @@ class Compactor:
                 cleaned.messages,
                 [pruned, bounds_phase, cleaned],
                 tokens_before,
-                NOTHING_TO_COMPRESS,
+                nothing_to_compress_reason(fixes),
                 base,
             )
             skipped.orphan_fixes = fixes
@@ -155,7 +168,9 @@ class Compactor:
         )
         assembled.tokens_before = pruned.tokens_after
         assembled.tokens_after = self.counter.count_messages(assembled.messages)
-        cleaned, fixes = cleanup(assembled.messages, assembled.origins, config.orphan_strategy)
+        cleaned, fixes = cleanup(
+            assembled.messages, assembled.origins, config.orphan_strategy, checked
+        )
         cleaned.tokens_before = assembled.tokens_after
         cleaned.tokens_after = self.counter.count_messages(cleaned.messages)
         if cleaned.tokens_after >= tokens_before:
@@ -165,7 +180,7 @@ class Compactor:
             # (Only against the input: a summary larger than the *pruned* middle is still worth
             # it, since it carries the errors and facts that Phase 1 cut to one line.)
             unsummarised, unsummarised_fixes = cleanup(
-                pruned.messages, pruned.origins, config.orphan_strategy
+                pruned.messages, pruned.origins, config.orphan_strategy, checked
             )
             unsummarised.tokens_before = pruned.tokens_after
             unsummarised.tokens_after = self.counter.count_messages(unsummarised.messages)
@@ -251,6 +266,44 @@ class Compactor:
             suggestion=NEW_SESSION_SUGGESTION if reason == INEFFECTIVE_REASON else None,
             **base,
         )
+
+
+def check_components(config: object, summarizer: object, counter: object) -> None:
+    """ConfigError naming the argument when one is not what the Compactor can use.
+
+    Checked up front: otherwise a string given as `config` fails as an AttributeError deep in a
+    phase, which names neither the argument nor what it should have been.
+    """
+    if config is not None and not isinstance(config, CompactionConfig):
+        raise ConfigError(
+            "config must be a CompactionConfig (or None for the defaults), "
+            f"got {type(config).__name__}"
+        )
+    if summarizer is not None and not callable(getattr(summarizer, "summarize", None)):
+        raise ConfigError(
+            "summarizer must have a summarize(request, on_token=None) method, like "
+            "ExtractiveSummarizer or make_summarizer(...) (or None), "
+            f"got {type(summarizer).__name__}"
+        )
+    if counter is not None and not all(
+        callable(getattr(counter, method, None)) for method in ("count_message", "count_messages")
+    ):
+        raise ConfigError(
+            "counter must be a TokenCounter with count_message and count_messages, like "
+            f"make_counter('tiktoken') (or None), got {type(counter).__name__}"
+        )
+
+
+def nothing_to_compress_reason(fixes: Sequence[OrphanFix]) -> str:
+    """The skip reason when nothing is left to summarise; it names the repairs Phase 5 still
+    made, since then the output differs from the input although nothing was compacted."""
+    if not fixes:
+        return NOTHING_TO_COMPRESS
+    shown = "; ".join(fix.describe() for fix in fixes[:MAX_FIXES_IN_REASON])
+    more = len(fixes) - MAX_FIXES_IN_REASON
+    if more > 0:
+        shown += f"; and {more} more (see orphan_fixes)"
+    return f"{NOTHING_TO_COMPRESS}, but the input was repaired: {shown}"
 
 
 def final_fates(count: int, phases: Sequence[PhaseResult]) -> dict[int, str]:

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from compaction.compactor import Compactor
+from compaction.compactor import Compactor, check_components
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError
 from compaction.messages import Message, validate_messages
@@ -164,7 +164,14 @@ class Evaluation:
 
 def parse_strategies(names: str | Iterable[str]) -> tuple[str, ...]:
     """Strategy names from a comma-separated string or a sequence; ConfigError on unknown ones."""
+    if not isinstance(names, str | list | tuple):
+        raise ConfigError(
+            "strategies must be a comma-separated string or a list of strategy names "
+            f"({', '.join(STRATEGY_NAMES)}), got {type(names).__name__}"
+        )
     items = names.split(",") if isinstance(names, str) else list(names)
+    if not all(isinstance(name, str) for name in items):
+        raise ConfigError(f"strategies must be names (text), got {items!r}")
     chosen = tuple(dict.fromkeys(name.strip() for name in items if name.strip()))
     unknown = [name for name in chosen if name not in STRATEGY_NAMES]
     if unknown or not chosen:
@@ -199,7 +206,8 @@ def evaluate(
 ) -> Evaluation:
     """Run each strategy on `conversation` (never modified) at the same token target."""
     chosen = parse_strategies(strategies)
-    messages, repairs = validate_messages(conversation_messages(conversation))
+    check_components(config, summarizer, None)
+    messages, repairs = validate_messages(conversation_messages(conversation, "evaluate"))
     base = config or CompactionConfig()
     counter = make_counter(base.counter, base.model)
     tokens_before = counter.count_messages(messages)

@@ -45,6 +45,14 @@ FATE_ORDER = (
 PHASE_NAMES = ("prune", "boundaries", "summarize", "assemble", "cleanup")
 
 
+_FIX_ACTIONS = {
+    "removed_result": "removed the tool result",
+    "inserted_stub": "added a stub result",
+    "stripped_call": "removed the tool call",
+    "moved_result": "moved the tool result",
+}
+
+
 @dataclass
 class OrphanFix:
     """One repair made by Phase 5, for the UI's orphan-fix list."""
@@ -55,6 +63,13 @@ class OrphanFix:
     output_index: int | None  # position in the final messages (stub or moved result)
     reason: str
     tool_name: str | None = None
+
+    def describe(self) -> str:
+        """One plain line: what was done, to which call, and why."""
+        action = _FIX_ACTIONS.get(self.kind, self.kind)
+        name = f" ({self.tool_name})" if self.tool_name else ""
+        where = f", message {self.message_index}" if self.message_index is not None else ""
+        return f"{action} for call {self.tool_call_id!r}{name}{where}: {self.reason}"
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -191,12 +191,15 @@ class Timeline:
         }
 
 
-def conversation_messages(conversation: Any) -> Sequence[Any]:
-    """The message list of `conversation`: a list itself, or an object with `.messages`."""
+def conversation_messages(conversation: Any, caller: str = "simulate") -> Sequence[Any]:
+    """The message list of `conversation`: a list itself, or an object with `.messages`.
+
+    `caller` names the public function in the error, so evaluate() does not blame simulate().
+    """
     messages = getattr(conversation, "messages", conversation)
     if not isinstance(messages, list | tuple):
         raise TypeError(
-            "simulate() takes a list of messages or an object with a .messages list, "
+            f"{caller}() takes a list of messages or an object with a .messages list, "
             f"not {type(conversation).__name__}"
         )
     return messages

@@ -226,3 +226,14 @@ def test_the_matched_row_runs_the_pipeline_for_its_size_but_reports_only_what_wa
     matched, ours = full.outcomes["head-tail-matched"], full.outcomes["compaction"]
     assert matched.tokens <= ours.tokens < full.tokens_before
     assert evaluation.outcomes["head-tail-matched"].tokens == matched.tokens
+
+
+def test_wrong_arguments_are_named_not_blamed_on_simulate() -> None:
+    with pytest.raises(TypeError, match=r"^evaluate\(\) takes a list of messages"):
+        evaluate(None)
+    with pytest.raises(ConfigError, match="strategies must be a comma-separated string"):
+        evaluate(coding_session(), None, None)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="config must be a CompactionConfig"):
+        evaluate(coding_session(), config="rough")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="summarizer must have a summarize"):
+        evaluate(coding_session(), summarizer=1)  # type: ignore[arg-type]

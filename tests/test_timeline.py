@@ -20,7 +20,7 @@ from timeline_sessions import (
 
 from compaction.compactor import INEFFECTIVE_REASON
 from compaction.drift import diff_sections, drift, summary_facts, summary_paths
-from compaction.errors import InvalidConversationError, SummarizationError
+from compaction.errors import ConfigError, InvalidConversationError, SummarizationError
 from compaction.formats import Conversation
 from compaction.summarizers.base import OnToken, SummaryRequest
 from compaction.summary import SECTION_NAMES
@@ -197,6 +197,8 @@ def test_bad_input_raises_a_library_error() -> None:
         simulate([{"role": "wizard", "content": "hi"}], small_config())
     with pytest.raises(TypeError, match="list of messages"):
         simulate("not a conversation", small_config())
+    with pytest.raises(ConfigError, match=r"config must be a CompactionConfig .* got str"):
+        simulate(coding_session(), "cfg")  # type: ignore[arg-type]
 
 
 # -- drift ---------------------------------------------------------------------------------------

@@ -3,7 +3,9 @@
 An orphan is the classic compaction bug: a tool result whose call was summarised away, or a call
 whose result was. Providers answer both with a 400. The fix is linear: one pass indexes the calls,
 one pass emits each group with exactly its results, in call order of arrival, and repairs the rest.
-Orphans already present in the input are fixed the same way.
+Orphans already present in the input are fixed the same way, and the reason says which it was: a
+result whose call was summarised away is compaction's own doing, one whose call never existed was
+broken before compaction saw it.
 """
 
 from __future__ import annotations
@@ -17,11 +19,18 @@ from compaction.result import MOVED, REMOVED, STRIPPED, STUBBED, OrphanFix, Phas
 from compaction.tool_summaries import STUB_RESULT
 
 CALL_REMOVED_TEXT = "(tool call removed)"
+CALL_NEVER_IN_INPUT = "its call was never in the input"
+CALL_SUMMARISED = "its call was summarised away with the middle of the conversation"
 
 
 def cleanup(
-    messages: Sequence[Message], origins: Sequence[int | None], orphan_strategy: str
+    messages: Sequence[Message],
+    origins: Sequence[int | None],
+    orphan_strategy: str,
+    input_messages: Sequence[Message] | None = None,
 ) -> tuple[PhaseResult, list[OrphanFix]]:
+    """Repair `messages`; `input_messages` is the conversation given to the compactor (None when
+    `messages` is that conversation), so an orphan's reason can say where its call went."""
     started = time.perf_counter()
     # The latest non-tool message at or before each position: a result is in its group exactly
     # when that message is its call's message (computed once, so the check stays linear).
@@ -41,6 +50,12 @@ def cleanup(
                     owner[call_id] = position
                     names[call_id] = call_name(call)
 
+    input_call_ids = (
+        set(owner)
+        if input_messages is None
+        else {str(call.get("id")) for message in input_messages for call in tool_calls(message)}
+    )
+
     results: dict[int, list[int]] = {}  # assistant position -> positions of its results
     answered: set[str] = set()
     fixes: list[OrphanFix] = []
@@ -53,7 +68,7 @@ def cleanup(
         source = owner.get(call_id)
         reason = None
         if source is None:
-            reason = "its call is no longer in the conversation"
+            reason = CALL_SUMMARISED if call_id in input_call_ids else CALL_NEVER_IN_INPUT
         elif source > position:
             reason = "it came before its call"
         elif call_id in answered:

@@ -7,7 +7,12 @@ from typing import Any
 
 from engine_helpers import assistant, call, calls, tool, user
 
-from compaction.phases.cleanup import CALL_REMOVED_TEXT, cleanup
+from compaction.phases.cleanup import (
+    CALL_NEVER_IN_INPUT,
+    CALL_REMOVED_TEXT,
+    CALL_SUMMARISED,
+    cleanup,
+)
 from compaction.result import MOVED, REMOVED, STRIPPED, STUBBED
 from compaction.tool_summaries import STUB_RESULT
 
@@ -31,9 +36,26 @@ def test_orphan_result_is_removed() -> None:
     assert phase.origins == [0, 2]
     assert phase.fates == {1: REMOVED}
     assert [(f.kind, f.tool_call_id, f.message_index, f.reason) for f in fixes] == [
-        ("removed_result", "gone", 1, "its call is no longer in the conversation")
+        ("removed_result", "gone", 1, "its call was never in the input")
     ]
     assert phase.details["removed_results"] == 1
+
+
+def test_an_orphans_reason_says_whether_its_call_was_summarised_or_never_there() -> None:
+    # After Phase 4 the call may be gone because it was folded into the summary (compaction's
+    # doing) or because the input never had it (broken before compaction saw it).
+    given = [user("a"), calls(call("folded", "terminal")), tool("folded", "r"), tool("ghost", "r")]
+    assembled = [user("summary"), tool("folded", "r"), tool("ghost", "r")]
+    phase, fixes = cleanup(assembled, [None, 2, 3], "stub", given)
+    assert phase.messages == [assembled[0]]
+    assert [(f.tool_call_id, f.message_index, f.reason) for f in fixes] == [
+        ("folded", 2, CALL_SUMMARISED),
+        ("ghost", 3, CALL_NEVER_IN_INPUT),
+    ]
+    assert CALL_SUMMARISED == "its call was summarised away with the middle of the conversation"
+    assert fixes[1].describe() == (
+        "removed the tool result for call 'ghost', message 3: its call was never in the input"
+    )
 
 
 def test_missing_result_gets_a_stub_after_the_group() -> None:

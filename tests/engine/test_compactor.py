@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_helpers import assistant, big, coding_session, system, user
+from engine_helpers import assistant, big, coding_session, system, tool, user
 
 from compaction import CompactionConfig, Compactor, compress
 from compaction.compactor import INEFFECTIVE_REASON, NOTHING_TO_COMPRESS
-from compaction.errors import InvalidConversationError, SummarizationError
-from compaction.result import FOLDED, KEPT, PHASE_NAMES, SUMMARISED
+from compaction.errors import ConfigError, InvalidConversationError, SummarizationError
+from compaction.result import FOLDED, KEPT, PHASE_NAMES, REMOVED, SUMMARISED
 from compaction.summarizers.base import OnToken, StaticSummarizer, SummaryRequest
 from compaction.summary import SECTION_NAMES, SUMMARY_PREFIX, SYSTEM_NOTE, static_marker
 from compaction.tool_summaries import STUB_RESULT
@@ -117,6 +117,30 @@ def test_nothing_to_compress() -> None:
     names = [p.name for p in result.phases]
     assert names[:2] == ["prune", "boundaries"]
     assert "summarize" not in names
+
+
+def test_nothing_to_compress_still_names_the_repairs_it_made() -> None:
+    # The audit's in/orphan_result.json: a result whose call never existed. Nothing is left to
+    # summarise, but the output lost that result, and the skip reason must say so plainly.
+    messages = [system(), user("hi"), tool("nope", "result"), assistant("done")]
+    result = compress(messages, CONFIG)
+    assert result.skipped
+    assert result.messages == [messages[0], messages[1], messages[3]]
+    assert result.skip_reason == (
+        "nothing to compress, but the input was repaired: removed the tool result for call "
+        "'nope', message 2: its call was never in the input"
+    )
+    assert [fix.reason for fix in result.orphan_fixes] == ["its call was never in the input"]
+    assert result.fates[2] == REMOVED
+
+
+def test_a_skip_reason_lists_at_most_three_repairs() -> None:
+    ghosts = [tool(f"ghost{n}", "result") for n in range(5)]
+    result = compress([system(), user("hi"), *ghosts, assistant("done")], CONFIG)
+    assert result.skip_reason is not None
+    assert result.skip_reason.count("removed the tool result") == 3
+    assert result.skip_reason.endswith("; and 2 more (see orphan_fixes)")
+    assert len(result.orphan_fixes) == 5
 
 
 def ineffective_conversation() -> list[dict[str, Any]]:
@@ -290,3 +314,39 @@ def test_facts_of_tail_outputs_cut_to_one_line_reach_the_summary() -> None:
     critical = result.summary.sections["Critical Context"]
     assert "https://staging.tasklog.dev/" in critical
     assert "8.2.2" in critical and "1.5.0" in critical  # pytest's and pluggy's, from the log
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ({"config": "x"}, "config must be a CompactionConfig .* got str"),
+        ({"config": {}}, "config must be a CompactionConfig .* got dict"),
+        ({"summarizer": 1}, "summarizer must have a summarize.* got int"),
+        ({"counter": 1}, "counter must be a TokenCounter .* got int"),
+    ],
+)
+def test_a_wrong_component_is_named_when_the_compactor_is_built(
+    arguments: dict[str, Any], expected: str
+) -> None:
+    # Not an AttributeError from inside a phase on the first compress().
+    with pytest.raises(ConfigError, match=expected):
+        Compactor(**arguments)
+
+
+def test_focus_must_be_text() -> None:
+    messages = coding_session(turns=8, output_chars=2_000)
+    with pytest.raises(ConfigError, match=r"focus must be a topic as text .* got int"):
+        Compactor(CONFIG).compress(messages, focus=5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("messages", "expected"),
+    [
+        (None, "expected a list of messages, got NoneType"),
+        ([1], "message 0: expected a message object, got int"),
+    ],
+)
+def test_should_compress_rejects_what_compress_rejects(messages: Any, expected: str) -> None:
+    with pytest.raises(InvalidConversationError, match=expected):
+        Compactor(CONFIG).should_compress(messages)
+    assert Compactor(CONFIG).should_compress([]) is False
