@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from compaction.errors import UnknownFormatError
+from compaction.errors import FormatError, UnknownFormatError
 from compaction.formats import (
     aider,
     anthropic,
@@ -71,7 +71,10 @@ def as_document(data: Any) -> Document:
 
 
 def detect_format(data: Any) -> Detection:
-    """The format of `data`; UnknownFormatError lists every format tried and why it failed."""
+    """The format of `data`; UnknownFormatError lists every format tried and why it failed.
+
+    Content clearly meant as OpenAI messages with a broken entry raises FormatError naming it.
+    """
     document = as_document(data)
     tried = []
     for module in MODULES:
@@ -79,6 +82,11 @@ def detect_format(data: Any) -> Detection:
         if matched:
             return Detection(module.NAME, reason)
         tried.append(f"{module.NAME}: {reason}")
+    diagnosis = openai.diagnose(document)
+    if diagnosis is not None:
+        # Clearly a message list with a broken entry: name it, not every format tried.
+        problem, line = diagnosis
+        raise FormatError(problem, source=document.name, line=line)
     shape = {"json": "a JSON document", "jsonl": "JSON Lines", "text": "plain text"}[document.kind]
     raise UnknownFormatError(
         f"not a conversation format this tool knows ({shape}). Tried: " + "; ".join(tried),

@@ -8,11 +8,12 @@ keys (plus `reasoning`), so provider extras never ride along into compaction or 
 
 from __future__ import annotations
 
+import reprlib
 from typing import Any
 
 from compaction.formats.common import first_user_text, normalise_call
 from compaction.formats.conversation import Conversation
-from compaction.formats.source import Document
+from compaction.formats.source import Document, json_kind
 from compaction.messages import ROLES, Message
 
 NAME = "openai"
@@ -52,6 +53,55 @@ def _shape(doc: Document) -> str | None:
     return None
 
 
+def _message_problem(value: Any) -> str | None:
+    """Why `value` is not an OpenAI message, or None when it is one."""
+    if not isinstance(value, dict):
+        return f"expected a message object, got {json_kind(value)}"
+    if "role" not in value:
+        return 'missing "role"'
+    role = value["role"]
+    if not isinstance(role, str):
+        return f"role must be a string, got {reprlib.repr(role)}"
+    if role not in ROLES:
+        return f"unknown role {role!r}"
+    return None
+
+
+def _meant_as_messages(items: list[Any]) -> bool:
+    # Most entries are objects with a role: a message list with a few broken entries, not some
+    # other format's records.
+    with_role = sum(1 for item in items if isinstance(item, dict) and "role" in item)
+    return bool(items) and with_role * 2 > len(items)
+
+
+def diagnose(doc: Document) -> tuple[str, int | None] | None:
+    """(what is wrong, JSONL line) for content clearly meant as OpenAI messages that is not.
+
+    Detection would otherwise answer a list with one message lacking its role by listing every
+    format tried; naming the message is what lets the user fix the file.
+    """
+    hint = (
+        " (read as a list of OpenAI chat messages: each must be an object whose role is one of "
+        f"{', '.join(ROLES)})"
+    )
+    if doc.kind == "jsonl":
+        if _meant_as_messages(doc.records):
+            for line, record in zip(doc.record_lines, doc.records, strict=True):
+                problem = _message_problem(record)
+                if problem is not None:
+                    return f"{problem}{hint}", line
+        return None
+    value = doc.value
+    items = value.get("messages") if isinstance(value, dict) else value
+    if doc.kind != "json" or not isinstance(items, list) or not _meant_as_messages(items):
+        return None
+    for index, item in enumerate(items):
+        problem = _message_problem(item)
+        if problem is not None:
+            return f"message {index}: {problem}{hint}", None
+    return None
+
+
 def sniff(doc: Document) -> tuple[bool, str]:
     shape = _shape(doc)
     reasons = {
@@ -62,6 +112,10 @@ def sniff(doc: Document) -> tuple[bool, str]:
         "collection-lines": "JSON Lines, one conversation with `messages` per line",
     }
     if shape is None:
+        diagnosis = diagnose(doc)
+        if diagnosis is not None:
+            problem, line = diagnosis
+            return False, problem if line is None else f"line {line}: {problem}"
         return False, "no list of messages with OpenAI roles (system/user/assistant/tool)"
     return True, reasons[shape]
 

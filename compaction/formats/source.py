@@ -46,6 +46,21 @@ class Document:
         return []
 
 
+def json_kind(value: Any) -> str:
+    """A JSON value's kind as a person reading the file calls it ("an array", "a number")."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "null" if value is None else type(value).__name__
+
+
 def _looks_like_path(source: str) -> bool:
     # Content always has a newline or starts like JSON/Markdown; a path is one short line.
     return "\n" not in source and len(source) < 4096 and not source.lstrip().startswith(("{", "["))
@@ -153,12 +168,21 @@ def _parse_jsonl(text: str, name: str | None) -> Document | None:
             bad.append((number, f"{exc.msg} (column {exc.colno})"))
         except RecursionError:
             bad.append((number, "nested too deeply"))
-    if not records or not all(isinstance(r, dict) for r in records):
+    if not any(isinstance(r, dict) for r in records):
         return None
     # A pretty-printed JSON file with an error parses as a few stray lines, not as JSONL:
     # only accept when the broken lines are a small minority.
     if len(bad) > max(1, len(records) // 10):
         return None
+    for number, record in zip(lines, records, strict=True):
+        if not isinstance(record, dict):
+            # Valid JSON, so "invalid JSON" (what the whole-file parse says) would mislead.
+            raise FormatError(
+                f"valid JSON, but {json_kind(record)}, not an object: JSON Lines needs one "
+                "object per line",
+                source=name,
+                line=number,
+            )
     warnings = [
         f"line {number}: skipped a line that is not valid JSON ({why}); "
         "it looks truncated, the rest was imported"

@@ -119,3 +119,71 @@ def test_content_given_as_text_and_bytes() -> None:
     from_bytes = load_conversation(text.encode())
     assert from_text.messages == from_bytes.messages
     assert from_text.source is None
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        # The audit's in/missing_role.json and in/role_num.json.
+        (
+            '[{"role": "user", "content": "hi"}, {"content": "no role here"},'
+            ' {"role": "assistant", "content": "ok"}]',
+            'message 1: missing "role"',
+        ),
+        ('[{"role": 5, "content": "x"}]', "message 0: role must be a string, got 5"),
+        (
+            '{"messages": [{"role": "user", "content": "hi"}, {"role": "human", "content": "x"}]}',
+            "message 1: unknown role 'human'",
+        ),
+        (
+            '[{"role": "user", "content": "hi"}, 7, {"role": "user", "content": "x"}]',
+            "message 1: expected a message object, got a number",
+        ),
+    ],
+)
+def test_a_message_list_with_a_broken_message_names_it(
+    tmp_path: Path, content: str, expected: str
+) -> None:
+    # Clearly an OpenAI message list: naming the broken message beats listing ten formats.
+    path = tmp_path / "messages.json"
+    path.write_text(content)
+    with pytest.raises(FormatError) as caught:
+        load_conversation(path)
+    assert not isinstance(caught.value, UnknownFormatError)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: {expected} (read as a list of OpenAI chat messages")
+    assert "Tried:" not in message
+    with pytest.raises(FormatError, match=f"not openai content: {expected}"):
+        load_conversation(path, format="openai")
+
+
+def test_a_jsonl_message_list_with_a_broken_line_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "messages.jsonl"
+    path.write_text('{"role": "user", "content": "a"}\n\n{"content": "b"}\n{"role": "user"}\n')
+    with pytest.raises(FormatError) as caught:
+        load_conversation(path)
+    assert caught.value.line == 3
+    assert f'{path}: line 3: missing "role"' in str(caught.value)
+
+
+def test_a_jsonl_line_that_is_valid_json_but_no_object_is_not_invalid_json(
+    tmp_path: Path,
+) -> None:
+    # The audit's in/jsonl_mixed.jsonl: line 2 is `[1,2]`, which parses; it is just no object.
+    path = tmp_path / "mixed.jsonl"
+    path.write_text('{"role":"user","content":"a"}\n[1,2]\n{"role":"assistant","content":"b"}\n')
+    with pytest.raises(FormatError) as caught:
+        load_conversation(path)
+    assert caught.value.line == 2
+    assert str(caught.value) == (
+        f"{path}: line 2: valid JSON, but an array, not an object: JSON Lines needs one object "
+        "per line"
+    )
+
+
+def test_a_broken_pretty_printed_file_is_still_invalid_json(tmp_path: Path) -> None:
+    # Its lines parse as a few stray values (`"b"`), not as JSON Lines with a stray line.
+    path = tmp_path / "pretty.json"
+    path.write_text('[\n  "a",\n  "b"\n  }\n')
+    with pytest.raises(FormatError, match="invalid JSON"):
+        load_conversation(path)
