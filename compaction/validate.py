@@ -28,13 +28,12 @@ them in the very next message; OpenAI wants them before any other role) — one 
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from compaction.errors import InvalidConversationError
-from compaction.messages import content_text, image_count
+from compaction.messages import content_text, image_count, loads_json
 from compaction.summary import SUMMARY_PREFIX
 
 Provider = Literal["openai", "anthropic"]
@@ -295,7 +294,7 @@ def _check_call_shape(index: int, position: int, call: Any) -> list[Problem]:
         )
         return problems
     try:
-        value = json.loads(arguments)
+        value = loads_json(arguments)
     except (ValueError, RecursionError) as exc:
         problems.append(
             Problem(

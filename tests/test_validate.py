@@ -429,3 +429,30 @@ def test_cli_reads_every_corpus_transcript() -> None:
     # The Claude Code transcript came from the Anthropic API, so Anthropic accepted it.
     claude = [name for name in verdicts if name.startswith("claudecode")]
     assert claude and all(verdicts[name] for name in claude)
+
+
+def test_arguments_holding_nan_are_invalid_json_for_the_provider() -> None:
+    messages = [
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "plot", "arguments": '{"x": NaN}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+    ]
+    problems = validate(messages, "openai")
+    assert [(p.index, p.rule) for p in problems if p.rule == "tool-arguments-invalid-json"] == [
+        (1, "tool-arguments-invalid-json")
+    ]
+    # Exported for Anthropic the arguments are kept as text under _raw: the file stays JSON.
+    from compaction.formats import dump_conversation
+
+    text = json.dumps(dump_conversation(messages, "anthropic"), allow_nan=False)
+    assert '"_raw": "{\\"x\\": NaN}"' in text

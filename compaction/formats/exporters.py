@@ -9,11 +9,17 @@ Reasoning is left out of both: neither API accepts it back without provider sign
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
-from compaction.messages import Message, call_arguments, call_name, content_text, tool_calls
+from compaction.messages import (
+    Message,
+    call_arguments,
+    call_name,
+    content_text,
+    loads_json,
+    tool_calls,
+)
 
 EXPORT_FORMATS = ("openai", "anthropic")
 OPENAI_KEYS = ("role", "content", "name", "tool_calls", "tool_call_id")
@@ -61,7 +67,7 @@ def _arguments_object(call: dict[str, Any]) -> dict[str, Any]:
     if not text:
         return {}
     try:
-        value = json.loads(text)
+        value = loads_json(text)
     except (ValueError, RecursionError):
         return {"_raw": text}
     return value if isinstance(value, dict) else {"_raw": text}

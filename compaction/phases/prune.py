@@ -15,7 +15,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from compaction.config import CompactionConfig
-from compaction.messages import Message, call_arguments, call_name, parse_arguments, tool_calls
+from compaction.messages import (
+    Message,
+    call_arguments,
+    call_name,
+    loads_json,
+    parse_arguments,
+    tool_calls,
+)
 from compaction.phases.boundaries import find_head_end, walk_tail
 from compaction.result import ARGS_TRUNCATED, DEDUPLICATED, SUMMARISED, PhaseResult
 from compaction.tokens import TokenCounter
@@ -75,7 +82,7 @@ def shrink_arguments(arguments: str, keep_chars: int) -> str | None:
     provider arguments it rejects.
     """
     try:
-        value = json.loads(arguments)
+        value = loads_json(arguments)
     except (ValueError, RecursionError):
         return None
 
