@@ -381,7 +381,7 @@ def test_cli_imports_other_formats(tmp_path: Path) -> None:
     }
     result = CliRunner().invoke(main, ["validate", write(tmp_path, request), "--json"])
     report = json.loads(result.output)
-    assert report["read"] == "imported as anthropic"
+    assert report["read"] == "imported from anthropic"
     assert [(p["index"], p["rule"]) for p in report["problems"]] == [(1, "tool-call-unanswered")]
     assert result.exit_code == 1
 

@@ -59,9 +59,13 @@ def _load_messages(path: str, source_format: str, index: int | None) -> tuple[li
         except (ValueError, RecursionError):
             canonical = None
         if canonical is not None:
-            return canonical, "canonical messages, as written"
+            return canonical, "checked as written"
     conversation = load_for_cli(path, source_format, index)
-    return conversation.messages, f"imported as {conversation.format}"
+    return conversation.messages, f"imported from {conversation.format}"
+
+
+def _count(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
 @click.command("validate")
@@ -114,6 +118,7 @@ def validate_command(
         verdict = "INVALID" if failing else "valid"
         click.echo(
             f"{input_path}: {verdict} for {provider} "
-            f"({len(messages)} messages {how}; {error_count} errors, {warning_count} warnings)"
+            f"({_count(len(messages), 'message')} {how}; {_count(error_count, 'error')}, "
+            f"{_count(warning_count, 'warning')})"
         )
     raise SystemExit(1 if failing else 0)

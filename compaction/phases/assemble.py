@@ -38,7 +38,10 @@ def choose_role(last_head_role: str | None, first_tail_role: str | None) -> tupl
             )
         return "user", "no turn comes before the summary, so it opens the conversation as user"
     role = "user" if last_head_role in ("assistant", "tool") else "assistant"
-    reason = f"the head ends with a {last_head_role} message, so the summary speaks as {role}"
+    article = "an" if last_head_role[:1] in "aeiou" else "a"
+    reason = (
+        f"the head ends with {article} {last_head_role} message, so the summary speaks as {role}"
+    )
     if role == first_tail_role:
         flipped = "assistant" if role == "user" else "user"
         if flipped != last_head_role:

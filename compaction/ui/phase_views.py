@@ -302,7 +302,7 @@ def _cleanup_view(
     columns[1].metric("Ineffective count", f"{result.ineffective_count} / {limit}")
     columns[2].metric("Orphan fixes", len(d["fixes"]))
     if result.skipped:
-        st.info(f"Nothing was summarised ({result.skip_reason}); only the orphan repair ran.")
+        st.info(f"Nothing was summarised: {result.skip_reason}.")
     elif d.get("note"):
         st.info(d["note"])
     if d.get("ineffective"):

@@ -204,3 +204,8 @@ def errors_for(messages: list[dict[str, Any]]) -> list[str]:
         for problem in validate(messages, provider)
         if problem.severity == "error"
     ]
+
+
+def test_the_role_reason_reads_as_english() -> None:
+    assert choose_role("assistant", "assistant")[1].startswith("the head ends with an assistant")
+    assert choose_role("tool", "assistant")[1].startswith("the head ends with a tool message")
