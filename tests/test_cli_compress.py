@@ -11,39 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_sessions import session
 from click.testing import CliRunner
 
 from compaction.cli import main
 from compaction.summary import SUMMARY_PREFIX, static_marker
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def session(turns: int = 8) -> list[dict[str, Any]]:
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": "You are a coding agent."},
-        {"role": "user", "content": "Fix the failing tests."},
-        {"role": "assistant", "content": "Looking."},
-    ]
-    for turn in range(turns):
-        call_id = f"call_{turn}"
-        messages += [
-            {"role": "user", "content": f"Step {turn}: run module {turn}."},
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "id": call_id,
-                        "type": "function",
-                        "function": {"name": "terminal", "arguments": '{"command": "pytest"}'},
-                    }
-                ],
-            },
-            {"role": "tool", "tool_call_id": call_id, "content": f"turn {turn} line\n" * 150},
-            {"role": "assistant", "content": f"Turn {turn} passes."},
-        ]
-    return messages
 
 
 @pytest.fixture

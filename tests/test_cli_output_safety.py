@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_sessions import session
 from click.testing import CliRunner, Result
 from history_factory import conversation, make_result
 
@@ -24,33 +25,6 @@ from compaction.commands.common import dump_json, write_output
 from compaction.commands.history import save_run
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def session(turns: int = 8) -> list[dict[str, Any]]:
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": "You are a coding agent."},
-        {"role": "user", "content": "Fix the failing tests."},
-        {"role": "assistant", "content": "Looking."},
-    ]
-    for turn in range(turns):
-        call_id = f"call_{turn}"
-        messages += [
-            {"role": "user", "content": f"Step {turn}: run module {turn}."},
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "id": call_id,
-                        "type": "function",
-                        "function": {"name": "terminal", "arguments": '{"command": "pytest"}'},
-                    }
-                ],
-            },
-            {"role": "tool", "tool_call_id": call_id, "content": f"turn {turn} line\n" * 150},
-            {"role": "assistant", "content": f"Turn {turn} passes."},
-        ]
-    return messages
 
 
 SMALL = ["--context-length", "2000", "--counter", "rough"]
