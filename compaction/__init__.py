@@ -32,7 +32,8 @@ from compaction.formats import (
 )
 from compaction.history import History
 from compaction.judge import judge
-from compaction.messages import Message, validate_messages
+from compaction.message_input import validate_messages
+from compaction.messages import Message
 from compaction.result import CompactionResult, OrphanFix, PhaseResult
 from compaction.summarizers.base import StaticSummarizer, Summarizer, SummaryRequest
 from compaction.summarizers.extractive import ExtractiveSummarizer

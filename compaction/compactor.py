@@ -13,7 +13,8 @@ from typing import Any
 
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError
-from compaction.messages import Message, validate_messages
+from compaction.message_input import validate_messages
+from compaction.messages import Message
 from compaction.phases.assemble import assemble
 from compaction.phases.boundaries import boundaries_phase
 from compaction.phases.cleanup import cleanup

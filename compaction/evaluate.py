@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 from compaction.compactor import Compactor, check_components
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError
-from compaction.messages import Message, validate_messages
+from compaction.message_input import validate_messages
+from compaction.messages import Message
 from compaction.probes import CATEGORIES, Fact, Recall, mine_facts, recall
 from compaction.result import CompactionResult
 from compaction.strategies import BASELINES, config_for_target

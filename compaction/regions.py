@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compaction.config import CompactionConfig
-from compaction.messages import Message, validate_messages
+from compaction.message_input import validate_messages
+from compaction.messages import Message
 from compaction.phases.boundaries import Boundaries, find_boundaries
 from compaction.phases.prune import counts_after, prune
 from compaction.tokens import TokenCounter, make_counter

@@ -30,7 +30,8 @@ from typing import Any
 
 from compaction.compactor import INEFFECTIVE_REASON, Compactor
 from compaction.config import CompactionConfig
-from compaction.messages import Message, validate_messages
+from compaction.message_input import validate_messages
+from compaction.messages import Message
 from compaction.result import CompactionResult
 from compaction.summarizers.base import Summarizer
 

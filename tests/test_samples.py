@@ -14,7 +14,7 @@ import pytest
 
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
-from compaction.messages import validate_messages
+from compaction.message_input import validate_messages
 from compaction.samples import (
     SAMPLES_DIR,
     Sample,

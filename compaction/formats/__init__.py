@@ -20,7 +20,7 @@ from compaction.formats.detect import (
     module_for,
 )
 from compaction.formats.exporters import EXPORT_FORMATS, dump_conversation
-from compaction.messages import validate_messages
+from compaction.message_input import validate_messages
 
 
 def load_conversations(source: Any, format: str = "auto") -> list[Conversation]:

@@ -18,7 +18,8 @@ import streamlit as st
 
 from compaction.config import CompactionConfig
 from compaction.drift import DriftEntry
-from compaction.messages import Message, validate_messages
+from compaction.message_input import validate_messages
+from compaction.messages import Message
 from compaction.summarizers.factory import make_summarizer
 from compaction.timeline import (
     EFFECTIVE,

@@ -10,6 +10,7 @@ import pytest
 from engine_helpers import call, calls, tool, user
 
 from compaction.errors import InvalidConversationError
+from compaction.message_input import validate_messages
 from compaction.messages import (
     append_text,
     content_text,
@@ -18,7 +19,6 @@ from compaction.messages import (
     loads_json,
     parse_arguments,
     prepend_text,
-    validate_messages,
 )
 from compaction.summary import SUMMARY_PREFIX
 from compaction.validate import validate

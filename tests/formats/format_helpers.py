@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from compaction.formats import Conversation
-from compaction.messages import Message, tool_calls, validate_messages
+from compaction.message_input import validate_messages
+from compaction.messages import Message, tool_calls
 
 DATA = Path(__file__).resolve().parent / "data"
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"

@@ -1,0 +1,296 @@
+"""The input validation: what every message list passes before any phase.
+
+It repairs what has one obvious repair (reported, never silent) and rejects what has none with an
+`InvalidConversationError` naming the message index, because a guess there would corrupt the
+conversation the user is trying to debug.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from typing import Any
+
+from compaction.errors import InvalidConversationError
+from compaction.messages import (
+    ROLES,
+    Message,
+    has_non_finite_numbers,
+    tool_calls,
+)
+
+
+def validate_messages(messages: Any) -> tuple[list[Message], list[str]]:
+    """Check the input and return (messages to work on, repairs made).
+
+    Repaired messages are shallow copies; the input list and dicts are never modified. Rejected
+    input raises `InvalidConversationError` with the message index and what is wrong.
+    """
+    if isinstance(messages, dict) and isinstance(messages.get("messages"), list):
+        messages = messages["messages"]
+    if not isinstance(messages, list | tuple):
+        raise InvalidConversationError(
+            f"expected a list of messages, got {type(messages).__name__}"
+        )
+    if not messages:
+        raise InvalidConversationError("the conversation is empty: there is nothing to compact")
+    result: list[Message] = []
+    repairs: list[str] = []
+    for index, message in enumerate(messages):
+        result.append(_validate_one(message, index, repairs))
+    _pair_anonymous_results(result, repairs)
+    _rename_reused_call_ids(result, repairs)
+    return result, repairs
+
+
+def _validate_one(message: Any, index: int, repairs: list[str]) -> Message:
+    if not isinstance(message, dict):
+        raise InvalidConversationError(
+            f"expected a message object, got {type(message).__name__}", index
+        )
+    role = message.get("role")
+    if role not in ROLES:
+        raise InvalidConversationError(
+            f"unknown role {role!r}; expected one of {', '.join(ROLES)}", index
+        )
+    copy: Message | None = None
+
+    def writable() -> Message:
+        nonlocal copy
+        if copy is None:
+            copy = dict(message)
+        return copy
+
+    content = message.get("content")
+    if "content" in message and not _content_ok(content):
+        if isinstance(content, int | float | bool):
+            writable()["content"] = str(content)
+            repairs.append(f"message {index}: numeric content converted to text")
+        else:
+            raise InvalidConversationError(
+                f"content must be a string, null or a list of parts, got {type(content).__name__}",
+                index,
+            )
+    elif isinstance(content, list) and any(isinstance(part, str) for part in content):
+        writable()["content"] = [
+            {"type": "text", "text": part} if isinstance(part, str) else part for part in content
+        ]
+        repairs.append(f"message {index}: bare strings in the content list became text parts")
+
+    if "tool_calls" in message and message["tool_calls"] is not None:
+        calls = message["tool_calls"]
+        if not isinstance(calls, list):
+            raise InvalidConversationError(
+                f"tool_calls must be a list, got {type(calls).__name__}", index
+            )
+        if role != "assistant" and calls:
+            raise InvalidConversationError(f"a {role} message cannot carry tool_calls", index)
+        fixed_calls = []
+        changed = False
+        for position, call in enumerate(calls):
+            fixed, call_changed = _validate_call(call, index, position, repairs)
+            fixed_calls.append(fixed)
+            changed = changed or call_changed
+        if changed:
+            writable()["tool_calls"] = fixed_calls
+        if not calls:
+            del writable()["tool_calls"]
+            repairs.append(f"message {index}: empty tool_calls list removed")
+
+    if role == "tool":
+        call_id = message.get("tool_call_id")
+        if call_id is not None and not isinstance(call_id, str):
+            writable()["tool_call_id"] = str(call_id)
+            repairs.append(f"message {index}: tool_call_id converted to a string")
+        if content is None:
+            writable()["content"] = ""
+            repairs.append(f"message {index}: tool result with no content given empty text")
+    return copy if copy is not None else message
+
+
+def _content_ok(content: Any) -> bool:
+    if content is None or isinstance(content, str):
+        return True
+    if isinstance(content, list):
+        return all(isinstance(part, dict | str) for part in content)
+    return False
+
+
+def _validate_call(
+    call: Any, index: int, position: int, repairs: list[str]
+) -> tuple[dict[str, Any], bool]:
+    if not isinstance(call, dict):
+        raise InvalidConversationError(
+            f"tool_calls[{position}] must be an object, got {type(call).__name__}", index
+        )
+    fixed = call
+    changed = False
+    call_id = call.get("id")
+    if not isinstance(call_id, str) or not call_id:
+        fixed = dict(fixed)
+        # Deterministic, so the same input always compacts to the same output.
+        fixed["id"] = f"call_missing_{index}_{position}"
+        changed = True
+        repairs.append(
+            f"message {index}: tool_calls[{position}] had no id; assigned {fixed['id']!r}"
+        )
+    function = call.get("function")
+    if not isinstance(function, dict):
+        raise InvalidConversationError(
+            f"tool_calls[{position}] has no 'function' object with a name and arguments", index
+        )
+    arguments = function.get("arguments")
+    if not isinstance(arguments, str):
+        new_function = dict(function)
+        if arguments is None:
+            new_function["arguments"] = "{}"
+        else:
+            try:
+                new_function["arguments"] = json.dumps(arguments, ensure_ascii=False)
+            except (TypeError, ValueError) as exc:
+                raise InvalidConversationError(
+                    f"tool_calls[{position}].function.arguments cannot be serialised: {exc}",
+                    index,
+                ) from exc
+        fixed = dict(fixed) if fixed is call else fixed
+        fixed["function"] = new_function
+        changed = True
+        repairs.append(
+            f"message {index}: tool_calls[{position}] arguments were "
+            f"{type(arguments).__name__}, serialised to a JSON string"
+        )
+    name = (fixed.get("function") or {}).get("name")
+    if not isinstance(name, str) or not name:
+        fixed = dict(fixed) if fixed is call else fixed
+        fixed["function"] = {**fixed["function"], "name": "unknown"}
+        changed = True
+        repairs.append(f"message {index}: tool_calls[{position}] had no name; named 'unknown'")
+    if fixed.get("type") is None:
+        fixed = dict(fixed) if fixed is call else fixed
+        fixed["type"] = "function"
+        changed = True
+    if has_non_finite_numbers(fixed["function"]["arguments"]):
+        # Kept as written, like any other arguments that are not valid JSON (the user is
+        # debugging this conversation), but said aloud: a provider rejects them, and only
+        # Python's json reads them back.
+        repairs.append(
+            f"message {index}: tool_calls[{position}] arguments hold NaN or Infinity, which "
+            "is not valid JSON; kept as written"
+        )
+    return fixed, changed
+
+
+def _pair_anonymous_results(messages: list[Message], repairs: list[str]) -> None:
+    """Give a tool result without `tool_call_id` the id its position implies, when unambiguous.
+
+    The n-th result after an assistant message answers its n-th call (the legacy positional
+    convention); anything else has no safe answer and is rejected.
+    """
+    pending = _PendingCalls([])
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role == "assistant":
+            pending = _PendingCalls([str(call.get("id")) for call in tool_calls(message)])
+            continue
+        if role != "tool":
+            pending = _PendingCalls([])
+            continue
+        call_id = message.get("tool_call_id")
+        if isinstance(call_id, str) and call_id:
+            pending.answer(call_id)
+            continue
+        guessed = pending.take_first()
+        if guessed is None:
+            raise InvalidConversationError(
+                "tool message has no tool_call_id and no preceding call it could answer", index
+            )
+        copy = dict(message)
+        copy["tool_call_id"] = guessed
+        messages[index] = copy
+        repairs.append(
+            f"message {index}: tool message had no tool_call_id; paired by position "
+            f"with call {guessed!r}"
+        )
+
+
+class _PendingCalls:
+    """The calls of one assistant message still awaiting a result, in call order.
+
+    A list with `remove(id)` and `pop(0)` gave the same answers, but each costs the length of the
+    list: one message with 20,000 parallel calls answered in reverse order took seconds.
+    Answering by id and taking the first unanswered call are amortised O(1) here.
+    """
+
+    def __init__(self, call_ids: list[str]) -> None:
+        self._ids = call_ids
+        self._answered = [False] * len(call_ids)
+        self._first = 0  # every call before this one is answered
+        self._positions: dict[str, deque[int]] = {}
+        for position, call_id in enumerate(call_ids):
+            self._positions.setdefault(call_id, deque()).append(position)
+
+    def answer(self, call_id: str) -> None:
+        """Mark the first unanswered call with this id answered (nothing if there is none)."""
+        positions = self._positions.get(call_id)
+        if positions:
+            self._answered[positions.popleft()] = True
+
+    def take_first(self) -> str | None:
+        """The id of the first unanswered call, now marked answered; None when all are."""
+        while self._first < len(self._ids) and self._answered[self._first]:
+            self._first += 1
+        if self._first == len(self._ids):
+            return None
+        call_id = self._ids[self._first]
+        self._answered[self._first] = True
+        # The first unanswered call overall is also the first unanswered one with its id.
+        self._positions[call_id].popleft()
+        return call_id
+
+
+def _rename_reused_call_ids(messages: list[Message], repairs: list[str]) -> None:
+    """Give a call that reuses an earlier call's id (and the result answering it) a fresh id.
+
+    Real agents reuse ids (tau-bench, SWE-agent trajectories). Providers reject a request with the
+    same id on two calls, and Phase 5 could only keep one of the two, dropping a real call and its
+    output. Results are matched first in, first out: the n-th result carrying an id answers the
+    n-th call that carried it, which is the only reading under which both pairs make sense.
+    """
+    used: set[str] = set()
+    waiting: dict[str, deque[str]] = {}  # id as written -> ids (renamed or not) awaiting a result
+    # The suffix to try next for each reused id. Every suffix below it is already taken (`used`
+    # only grows), so starting there finds the same smallest free suffix as counting from 2,
+    # without rescanning: a session reusing one id on every call stays linear, not quadratic.
+    next_suffix: dict[str, int] = {}
+    for index, message in enumerate(messages):
+        if message.get("role") == "tool":
+            written = str(message.get("tool_call_id"))
+            queue = waiting.get(written)
+            if not queue:
+                continue
+            actual = queue.popleft()
+            if actual != written:
+                messages[index] = {**message, "tool_call_id": actual}
+            continue
+        calls = tool_calls(message)
+        if not calls:
+            continue
+        renamed_calls = []
+        for position, call in enumerate(calls):
+            call_id = str(call.get("id"))
+            fresh = call_id
+            if call_id in used:
+                suffix = next_suffix.get(call_id, 2)
+                while f"{call_id}_{suffix}" in used:
+                    suffix += 1
+                next_suffix[call_id] = suffix + 1
+                fresh = f"{call_id}_{suffix}"
+                repairs.append(
+                    f"message {index}: tool_calls[{position}] reused the id {call_id!r} of an "
+                    f"earlier call; renamed {fresh!r} (with the result that answers it)"
+                )
+            used.add(fresh)
+            waiting.setdefault(call_id, deque()).append(fresh)
+            renamed_calls.append(call if fresh == call_id else {**call, "id": fresh})
+        if any(new is not old for new, old in zip(renamed_calls, calls, strict=True)):
+            messages[index] = {**message, "tool_calls": renamed_calls}
