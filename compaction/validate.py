@@ -28,79 +28,29 @@ them in the very next message; OpenAI wants them before any other role) — one 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from compaction.errors import InvalidConversationError
-from compaction.messages import content_text, image_count, loads_json
+from compaction.messages import content_text, image_count
+from compaction.problems import PROVIDERS, RULES, Problem, Provider, Severity, errors, is_valid
 from compaction.summary import SUMMARY_PREFIX
+from compaction.validate_calls import check_calls
 
-Provider = Literal["openai", "anthropic"]
-Severity = Literal["error", "warning"]
-PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic")
-
-#: Every rule id with what it means (the UI and the CLI's help show these).
-RULES: dict[str, str] = {
-    "empty-conversation": "the request has no messages",
-    "system-only": "only system messages: Anthropic's messages list would be empty",
-    "invalid-message": "an entry is not a message object with a known role",
-    "invalid-content": "content that is not a string, null or a list of content-part objects",
-    "tool-calls-not-list": "tool_calls that is not a list of calls",
-    "system-not-first": "a system (or developer) message that is not the first message",
-    "first-not-user": "the first message after the system prompt is not a user message",
-    "consecutive-same-role": "two turns of the same side in a row (the provider merges them)",
-    "empty-user": "a user message with no text and no image",
-    "empty-assistant": "an assistant message with neither content nor tool calls",
-    "tool-call-missing-id": "a tool call without an id",
-    "tool-call-missing-name": "a tool call without a function name",
-    "tool-arguments-invalid-json": "tool-call arguments that are not valid JSON",
-    "tool-arguments-not-object": "tool-call arguments that are JSON but not an object",
-    "duplicate-tool-call-id": "the same tool-call id on more than one call",
-    "tool-call-unanswered": "a tool call with no tool result",
-    "tool-result-missing-id": "a tool result without a tool_call_id",
-    "tool-result-without-call": "a tool result whose call appears nowhere",
-    "tool-result-before-call": "a tool result that comes before its call",
-    "tool-result-not-adjacent": "a tool result separated from the assistant message of its call",
-    "duplicate-tool-result": "a second tool result for the same call",
-    "summary-as-system": "the compaction summary sent as a system message after the first",
-    "summary-breaks-alternation": "the compaction summary would be merged into a neighbouring turn",
-}
+__all__ = [
+    "PROVIDERS",
+    "RULES",
+    "Problem",
+    "Provider",
+    "Severity",
+    "errors",
+    "is_summary",
+    "is_valid",
+    "request_messages",
+    "validate",
+]
 
 _SYSTEM_ROLES = ("system", "developer")
 _KNOWN_ROLES = ("system", "developer", "user", "assistant", "tool")
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing the provider would reject (error) or silently change (warning)."""
-
-    index: int | None  # the message's position in the list; None for the list itself
-    rule: str
-    message: str
-    severity: Severity = "error"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "rule": self.rule,
-            "message": self.message,
-            "severity": self.severity,
-        }
-
-    def __str__(self) -> str:
-        where = f"message {self.index}" if self.index is not None else "conversation"
-        return f"{where}: {self.severity} [{self.rule}] {self.message}"
-
-
-def errors(problems: Sequence[Problem]) -> list[Problem]:
-    """Only the problems the provider would reject."""
-    return [problem for problem in problems if problem.severity == "error"]
-
-
-def is_valid(problems: Sequence[Problem]) -> bool:
-    """True when no problem is an error (warnings do not make a request invalid)."""
-    return not errors(problems)
 
 
 def is_summary(message: dict[str, Any]) -> bool:
@@ -171,7 +121,7 @@ def validate(messages: Any, provider: str = "openai") -> list[Problem]:
         )
     problems += _check_system(usable, anthropic)
     problems += _check_contents(usable, anthropic)
-    problems += _check_calls(usable, anthropic)
+    problems += check_calls(usable, anthropic)
     if anthropic:
         problems += _check_alternation(usable)
     order = {rule: position for position, rule in enumerate(RULES)}
@@ -265,146 +215,6 @@ def _check_contents(usable: list[tuple[int, dict[str, Any]]], anthropic: bool) -
             problems.append(
                 Problem(index, "empty-assistant", "assistant message has no content and no calls")
             )
-    return problems
-
-
-def _check_call_shape(index: int, position: int, call: Any) -> list[Problem]:
-    where = f"tool_calls[{position}]"
-    if not isinstance(call, dict):
-        return [Problem(index, "tool-call-missing-id", f"{where} is not an object")]
-    problems = []
-    call_id = call.get("id")
-    if not isinstance(call_id, str) or not call_id:
-        problems.append(Problem(index, "tool-call-missing-id", f"{where} has no id"))
-    function = call.get("function")
-    function = function if isinstance(function, dict) else {}
-    name = function.get("name")
-    if not isinstance(name, str) or not name:
-        problems.append(Problem(index, "tool-call-missing-name", f"{where} has no function name"))
-    arguments = function.get("arguments")
-    if isinstance(arguments, dict):
-        return problems  # an object not yet serialised: exporters send it as is
-    if not isinstance(arguments, str):
-        problems.append(
-            Problem(
-                index,
-                "tool-arguments-invalid-json",
-                f"{where} arguments are {type(arguments).__name__}, not a JSON string",
-            )
-        )
-        return problems
-    try:
-        value = loads_json(arguments)
-    except (ValueError, RecursionError) as exc:
-        problems.append(
-            Problem(
-                index,
-                "tool-arguments-invalid-json",
-                f"{where} ({name}) arguments are not valid JSON: {exc}",
-            )
-        )
-        return problems
-    if not isinstance(value, dict):
-        problems.append(
-            Problem(
-                index,
-                "tool-arguments-not-object",
-                f"{where} ({name}) arguments are a JSON {type(value).__name__}, not an object",
-            )
-        )
-    return problems
-
-
-def _check_calls(usable: list[tuple[int, dict[str, Any]]], anthropic: bool) -> list[Problem]:
-    """Pairing of calls and results: ids, duplicates, order and adjacency.
-
-    A result answers a call of the assistant message it directly follows. An id reused by a
-    later assistant message is an error for Anthropic (tool_use ids must be unique in a request)
-    but only a warning for OpenAI, which pairs results per assistant message: tau-bench and
-    SWE-agent transcripts recorded against the OpenAI API reuse ids across turns.
-    """
-    problems: list[Problem] = []
-    sites: dict[str, list[int]] = {}  # call id -> indices of the assistant messages carrying it
-    for index, message in usable:
-        if message["role"] != "assistant" or not isinstance(message.get("tool_calls"), list):
-            continue
-        for position, call in enumerate(message["tool_calls"]):
-            problems += _check_call_shape(index, position, call)
-            call_id = call.get("id") if isinstance(call, dict) else None
-            if not isinstance(call_id, str) or not call_id:
-                continue
-            previous = sites.setdefault(call_id, [])
-            if previous:
-                same = previous[-1] == index
-                problems.append(
-                    Problem(
-                        index,
-                        "duplicate-tool-call-id",
-                        f"call id {call_id!r} is already used by "
-                        + ("another call of this message" if same else f"message {previous[-1]}"),
-                        "error" if same or anthropic else "warning",
-                    )
-                )
-            if not previous or previous[-1] != index:
-                previous.append(index)
-
-    answered: set[tuple[int, str]] = set()  # (assistant index, call id) pairs with a result
-    block: int | None = None  # the assistant message whose results may follow here
-    for index, message in usable:
-        role = message["role"]
-        if role != "tool":
-            has_calls = role == "assistant" and bool(message.get("tool_calls"))
-            block = index if has_calls else None
-            continue
-        call_id = message.get("tool_call_id")
-        if not isinstance(call_id, str) or not call_id:
-            problems.append(Problem(index, "tool-result-missing-id", "tool result has no id"))
-            continue
-        places = sites.get(call_id, [])
-        if block is not None and block in places and (block, call_id) not in answered:
-            answered.add((block, call_id))
-            continue
-        earlier = [place for place in places if place < index]
-        open_earlier = [place for place in earlier if (place, call_id) not in answered]
-        if earlier and not open_earlier:
-            problems.append(
-                Problem(
-                    index,
-                    "duplicate-tool-result",
-                    f"call {call_id!r} of message {earlier[-1]} already has a result",
-                )
-            )
-        elif not places:
-            problems.append(
-                Problem(
-                    index, "tool-result-without-call", f"no assistant message calls {call_id!r}"
-                )
-            )
-        elif not earlier:
-            answered.add((places[0], call_id))  # reported once, here, not also as unanswered
-            problems.append(
-                Problem(
-                    index,
-                    "tool-result-before-call",
-                    f"answers {call_id!r}, which is called later, by message {places[0]}",
-                )
-            )
-        else:
-            answered.add((open_earlier[-1], call_id))  # answered, only in the wrong place
-            problems.append(
-                Problem(
-                    index,
-                    "tool-result-not-adjacent",
-                    f"answers {call_id!r} from message {open_earlier[-1]}, but other messages "
-                    "come between them; results must directly follow their call",
-                )
-            )
-    for call_id, places in sites.items():
-        for place in places:
-            if (place, call_id) not in answered:
-                problems.append(
-                    Problem(place, "tool-call-unanswered", f"call {call_id!r} has no tool result")
-                )
     return problems
 
 
