@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.bench_compress import tokenise_once  # noqa: E402
 from benchmarks.session_gen import generate_session  # noqa: E402
 
-PAGE = ROOT / "pages" / "inspect.py"
+PAGE = ROOT / "app_pages" / "inspect.py"
 
 
 def _timed(label: str, at: AppTest, results: dict[str, float]) -> AppTest:

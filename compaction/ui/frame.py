@@ -1,9 +1,10 @@
 """The shared frame every page gets: the `?sample=` autoload and the parameter sidebar.
 
 app.py draws it before running the page. A page still asks for it through `current_settings()`,
-which draws it when app.py did not run first in this script run: Streamlit runs a page file
-directly when it falls back to the legacy `pages/` mode (a fresh server's first request for a
-page URL, and every AppTest rerun, because the project has a `pages/` folder).
+which draws it when app.py did not run first in this script run: an AppTest opens a page file
+directly. (The pages live in app_pages/, not pages/: with a `pages/` folder Streamlit falls back
+to its legacy multi-page mode on a fresh server's first request for a page URL, showing its own
+menu and running the page without app.py.)
 """
 
 from __future__ import annotations

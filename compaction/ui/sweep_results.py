@@ -27,7 +27,7 @@ VIEW_KEY = "_sweep_view"
 POINT_KEY = "sweep_point"
 SCATTER_KEY = "sweep_scatter"
 GO_INSPECT_KEY = "_sweep_go_inspect"
-INSPECT_PAGE = "pages/inspect.py"
+INSPECT_PAGE = "app_pages/inspect.py"
 
 
 @dataclass

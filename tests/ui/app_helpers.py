@@ -1,10 +1,8 @@
 """Shared helpers for the AppTest suites: open the app's pages and read what they show.
 
-The suites open a page file (pages/inspect.py) rather than app.py: AppTest resets Streamlit's
-"legacy pages/ folder" flag before every run, so from its second run on it executes the page file
-alone, without app.py, and widget state does not carry over between the two. A page draws the
-shared frame itself when app.py did not (compaction/ui/frame.py), so a page file is a complete
-app; test_app_shell.py checks app.py's first run separately.
+The suites open a page file (app_pages/inspect.py) rather than app.py, so each test drives one
+page with its widgets. A page draws the shared frame itself when app.py did not
+(compaction/ui/frame.py), so a page file is a complete app; the browser tests run app.py.
 """
 
 from __future__ import annotations
@@ -22,8 +20,8 @@ from compaction.summary import SECTION_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
-INSPECT = ROOT / "pages" / "inspect.py"
-LEARN = ROOT / "pages" / "learn.py"
+INSPECT = ROOT / "app_pages" / "inspect.py"
+LEARN = ROOT / "app_pages" / "learn.py"
 TIMEOUT = 90
 
 

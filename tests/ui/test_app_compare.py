@@ -9,7 +9,7 @@ from history_seed import seed
 
 from compaction.history import History
 
-COMPARE = ROOT / "pages" / "compare.py"
+COMPARE = ROOT / "app_pages" / "compare.py"
 
 
 def test_two_runs_of_one_session_side_by_side() -> None:

@@ -14,7 +14,7 @@ from compaction.evaluate import STRATEGY_NAMES, evaluate
 from compaction.samples import get_sample, load_sample
 from compaction.summarizers.extractive import ExtractiveSummarizer
 
-EVALUATE = ROOT / "pages" / "evaluate.py"
+EVALUATE = ROOT / "app_pages" / "evaluate.py"
 
 
 def test_every_strategy_on_the_loaded_sample() -> None:

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from compaction.history import History
 from compaction.summary import SECTION_NAMES
 
-HISTORY = ROOT / "pages" / "history.py"
+HISTORY = ROOT / "app_pages" / "history.py"
 
 
 def first_metrics(at: AppTest) -> dict[str, str]:

@@ -15,7 +15,7 @@ from compaction.history import History
 from compaction.samples import load_sample
 from compaction.sweep import sweep
 
-SWEEP = ROOT / "pages" / "sweep.py"
+SWEEP = ROOT / "app_pages" / "sweep.py"
 SAMPLE = "orphans"
 CONTEXT = 8_000
 GRID = {"tail_token_ratio": [0.1, 0.3], "summary_ratio": [0.1, 0.3]}

@@ -13,7 +13,7 @@ from compaction.samples import load_sample
 from compaction.timeline import simulate
 from compaction.ui.timeline_views import event_inputs
 
-TIMELINE = ROOT / "pages" / "timeline.py"
+TIMELINE = ROOT / "app_pages" / "timeline.py"
 WINDOW = 20_000
 
 
