@@ -98,8 +98,28 @@ def _values() -> dict[str, Any]:
     }
 
 
+def _seed_from_url() -> None:
+    """Put the URL's settings into session state before any widget exists.
+
+    The config is built before the widgets below the window are drawn (their captions show its
+    budgets), and a URL-bound widget only takes its value from the URL when it is created: so on
+    a shared link's first run the threshold, head and tail settings would still be the defaults
+    while their sliders already showed the link's values."""
+    for name, key in CONFIG_KEYS.items():
+        raw = st.query_params.get(key)
+        if raw is None or key in st.session_state:
+            continue
+        default = getattr(DEFAULTS, name)
+        try:
+            value: Any = type(default)(raw) if isinstance(default, int | float) else str(raw)
+        except ValueError:
+            continue  # the widget reports a value it cannot take
+        st.session_state[key] = value
+
+
 def render_sidebar() -> Settings:
     """Draw the parameters in the sidebar and return the Settings they describe."""
+    _seed_from_url()
     with st.sidebar:
         st.header("Parameters")
         _model_and_window()

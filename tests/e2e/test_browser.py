@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_helpers import SCREENSHOTS, AppServer, open_app, screenshot, wait_idle
+from e2e_helpers import (
+    SCREENSHOTS,
+    AppServer,
+    open_app,
+    screenshot,
+    start_app,
+    stop_app,
+    wait_idle,
+)
 from playwright.sync_api import Dialog, Locator, Page, expect
 
 from compaction.summary import SECTION_NAMES
@@ -340,3 +348,20 @@ def test_sweep_page_runs_a_two_by_two_sweep(page: Page, app_server: AppServer) -
     _no_exception(page)
     screenshot(page, "sweep")
     docs_screenshot(page, "docs-sweep", page.locator("h1").filter(has_text="Sweep"))
+
+
+def test_a_shared_link_is_the_first_request_of_a_fresh_server(page: Page, tmp_path: Path) -> None:
+    # A link someone shared, opened before anyone visited the root: the app's own menu, and every
+    # setting in the link in force on the first run (not only the ones drawn before the config).
+    process, server = start_app(tmp_path)
+    try:
+        link = f"/timeline?sample={SAMPLE}&p_context_length=45000&p_threshold_ratio=0.7"
+        open_app(page, server.url + link)
+        sidebar = page.locator("[data-testid='stSidebar']")
+        expect(sidebar.get_by_role("link", name="Inspect")).to_be_visible()
+        expect(sidebar.get_by_role("link", name="app", exact=True)).to_have_count(0)
+        expect(sidebar).to_contain_text("compaction triggers at 31,499 tokens")
+        expect(page.locator("[data-testid='stMain']")).to_contain_text("threshold 31,499")
+        _no_exception(page)
+    finally:
+        stop_app(process)
