@@ -48,6 +48,12 @@ _INT_FIELDS = {
 }
 
 
+def whole_tokens(product: float) -> int:
+    """The whole tokens in a budget product, forgiving binary float error: 45,000 × 0.7 is
+    31,499.999… in floating point, and a 70% threshold of 45,000 tokens is 31,500."""
+    return int(product + 1e-6)
+
+
 @dataclass(frozen=True)
 class CompactionConfig:
     """The budgets of ALGORITHM.md, with its defaults (a 128K window, compaction at 50%)."""
@@ -114,23 +120,23 @@ class CompactionConfig:
     @property
     def threshold_tokens(self) -> int:
         """Compaction triggers when the conversation reaches this many tokens."""
-        return int(self.context_length * self.threshold_ratio)
+        return whole_tokens(self.context_length * self.threshold_ratio)
 
     @property
     def tail_budget_tokens(self) -> int:
         """The tail's token budget: a share of the threshold, not a message count."""
-        return int(self.threshold_tokens * self.tail_token_ratio)
+        return whole_tokens(self.threshold_tokens * self.tail_token_ratio)
 
     @property
     def tail_soft_ceiling(self) -> int:
         """How far the tail may run past its budget before the backward walk stops."""
-        return int(self.tail_budget_tokens * self.tail_soft_factor)
+        return whole_tokens(self.tail_budget_tokens * self.tail_soft_factor)
 
     def summary_budget(self, middle_tokens: int) -> int:
         """The summary's token budget for a middle of `middle_tokens`, clamped to [min, max]."""
         return max(
             self.summary_min_tokens,
-            min(int(middle_tokens * self.summary_ratio), self.summary_max_tokens),
+            min(whole_tokens(middle_tokens * self.summary_ratio), self.summary_max_tokens),
         )
 
     # -- construction helpers --------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from compaction.config import CompactionConfig
+from compaction.config import CompactionConfig, whole_tokens
 from compaction.messages import Message
 
 SEED_HEAD_TOKENS = 2_000  # the seed's "first 3 messages: system + the opening exchange ≈ 2K"
@@ -42,7 +42,7 @@ def worked_example(config: CompactionConfig, head_tokens: int = SEED_HEAD_TOKENS
     trigger = config.threshold_tokens
     tail = min(config.tail_budget_tokens, max(trigger - head_tokens, 0))
     middle = max(trigger - head_tokens - tail, 0)
-    summary_raw = int(middle * config.summary_ratio)
+    summary_raw = whole_tokens(middle * config.summary_ratio)
     summary = config.summary_budget(middle)
     return WorkedExample(
         window=config.context_length,

@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from compaction.config import CompactionConfig
+from compaction.config import CompactionConfig, whole_tokens
 from compaction.errors import ConfigError
 from compaction.summarizers.factory import SUMMARIZER_KINDS
 
@@ -225,7 +225,7 @@ def show_summary_budget(config: CompactionConfig, middle_tokens: int) -> None:
         # and a "0 → clamped to 2,000" budget would read as if one were.
         slot.caption("summary budget: no middle is left after Phase 1, so no summary is written")
         return
-    raw = int(middle_tokens * config.summary_ratio)
+    raw = whole_tokens(middle_tokens * config.summary_ratio)
     budget = config.summary_budget(middle_tokens)
     clamp = "" if raw == budget else f" → clamped to **{budget:,}**"
     slot.caption(

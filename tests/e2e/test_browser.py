@@ -360,8 +360,8 @@ def test_a_shared_link_is_the_first_request_of_a_fresh_server(page: Page, tmp_pa
         sidebar = page.locator("[data-testid='stSidebar']")
         expect(sidebar.get_by_role("link", name="Inspect")).to_be_visible()
         expect(sidebar.get_by_role("link", name="app", exact=True)).to_have_count(0)
-        expect(sidebar).to_contain_text("compaction triggers at 31,499 tokens")
-        expect(page.locator("[data-testid='stMain']")).to_contain_text("threshold 31,499")
+        expect(sidebar).to_contain_text("compaction triggers at 31,500 tokens")
+        expect(page.locator("[data-testid='stMain']")).to_contain_text("threshold 31,500")
         _no_exception(page)
     finally:
         stop_app(process)

@@ -153,3 +153,11 @@ def test_for_model_unknown_model_suggests_context_length() -> None:
     message = str(info.value)
     assert "no-such-model-xyz" in message
     assert "context_length=" in message
+
+
+def test_budgets_are_not_a_token_short_from_float_error() -> None:
+    # 45,000 × 0.7 is 31,499.999… in binary floating point: the threshold is still 31,500.
+    config = CompactionConfig(context_length=45_000, threshold_ratio=0.7, tail_token_ratio=0.3)
+    assert config.threshold_tokens == 31_500
+    assert config.tail_budget_tokens == 9_450
+    assert CompactionConfig(summary_ratio=0.7).summary_budget(4_500) == 3_150
