@@ -45,6 +45,13 @@ st.caption(
     f"{timeline.threshold:,}"
 )
 st.plotly_chart(sawtooth_chart(timeline), key="sawtooth")
+if over := [event for event in timeline.events if event.over_window]:
+    numbers = ", ".join(f"#{event.number}" for event in over)
+    st.warning(
+        f"After event(s) {numbers} the context is still over the {timeline.window:,}-token "
+        "window, so a model with this window would reject the request: compaction keeps the "
+        "protected head and tail whole, and here they alone do not fit."
+    )
 if not timeline.events:
     st.info(
         "The context never reached the threshold: lower the context length or the threshold "
@@ -73,6 +80,7 @@ st.dataframe(
         "fallback_reason": "Why the fallback",
         "ineffective_count": "Ineffective in a row",
         "iterative": "Iterative update",
+        "over_window": "Over the window",
         "duration_s": st.column_config.NumberColumn("Seconds", format="%.3f"),
     },
 )

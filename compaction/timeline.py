@@ -88,6 +88,19 @@ class TimelineEvent:
     attempts: int = 1
     last_step: int | None = None
     ineffective_pct: float = 10.0
+    window: int = 0  # the model's window: a context left above it is one the model rejects
+
+    @property
+    def over_window(self) -> bool:
+        """The context after this event is still larger than the window: a compaction cannot
+        shrink the protected head and tail, so a huge message there outlives it."""
+        return self.window > 0 and self.tokens_after > self.window
+
+    @property
+    def summary_discarded(self) -> bool:
+        """A summary was written but dropped, because splicing it in would have grown the
+        context (the pruned conversation was the result instead)."""
+        return any(bool(phase.details.get("discarded")) for phase in self.result.phases)
 
     @property
     def savings_pct(self) -> float:
@@ -122,6 +135,7 @@ class TimelineEvent:
             "fallback_reason": self.fallback_reason,
             "ineffective_count": self.ineffective_count,
             "iterative": self.iterative,
+            "over_window": self.over_window,
             "summary": self.summary,
             "duration_s": round(self.duration_s, 6),
         }
@@ -301,4 +315,5 @@ def _compact(compactor: Compactor, context: list[Message], step: int, number: in
         duration_s=time.perf_counter() - began,
         result=result,
         ineffective_pct=compactor.config.ineffective_savings_pct,
+        window=compactor.config.context_length,
     )

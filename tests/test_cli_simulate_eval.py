@@ -189,3 +189,17 @@ def test_eval_on_a_corpus_transcript_keeps_the_pipeline_valid(tmp_path: Path) ->
     table = {row["strategy"]: row for row in json.loads(out.read_text())["table"]}
     assert table["compaction"]["openai_failures"] == 0
     assert table["compaction"]["anthropic_failures"] == 0
+
+
+def test_simulate_says_when_a_compaction_leaves_the_context_over_the_window(
+    tmp_path: Path,
+) -> None:
+    from timeline_sessions import over_window_session
+
+    messages = over_window_session()
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(messages))
+    result = CliRunner().invoke(main, ["simulate", str(path), "--context-length", "8000"])
+    assert result.exit_code == 0, result.output
+    assert "still over the 8,000-token window" in result.output
+    assert "left the context over the window" in result.output.splitlines()[-1]

@@ -15,6 +15,7 @@ from timeline_sessions import (
     coding_session,
     filler,
     group,
+    over_window_session,
     small_config,
 )
 
@@ -264,3 +265,15 @@ def test_drift_over_a_real_timeline_compares_consecutive_summaries() -> None:
 def test_summary_paths_skip_urls_versions_and_attributes() -> None:
     text = "Edited src/app/main.py and config.toml; users.email failed; https://x.org/a/b v1.2.3"
     assert summary_paths(text) == ["src/app/main.py", "config.toml"]
+
+
+def test_a_context_left_over_the_window_is_flagged_not_hidden() -> None:
+    # The latest tool output alone is larger than the window: it is in the protected tail, so no
+    # compaction can bring the context under the window, and the events must say so.
+    messages = over_window_session()
+    config = small_config()
+    timeline = simulate(messages, config)
+    last = timeline.events[-1]
+    assert last.tokens_after > config.context_length
+    assert last.over_window and last.to_dict()["over_window"] is True
+    assert all(e.over_window == (e.tokens_after > config.context_length) for e in timeline.events)

@@ -101,3 +101,13 @@ def small_config(**overrides: Any) -> CompactionConfig:
     }
     settings.update(overrides)
     return CompactionConfig(**settings)
+
+
+def over_window_session() -> list[dict[str, Any]]:
+    """coding_session(3), then a tool output larger than small_config()'s 8,000-token window:
+    it sits in the protected tail, so no compaction can bring the context under the window."""
+    return [
+        *coding_session(3),
+        {"role": "user", "content": "Dump the whole log."},
+        *group("big", "terminal", {"command": "cat app.log"}, filler("log", 1_200)),
+    ]

@@ -21,6 +21,13 @@ from compaction.timeline import OUTCOMES, Timeline, TimelineEvent, simulate
 
 
 def _note(event: TimelineEvent) -> str:
+    note = _what_happened(event)
+    if event.over_window:
+        note += f"; still over the {event.window:,}-token window"
+    return note
+
+
+def _what_happened(event: TimelineEvent) -> str:
     if event.skipped:
         note = event.skip_reason or ""
         if event.attempts > 1:
@@ -28,9 +35,11 @@ def _note(event: TimelineEvent) -> str:
         return note
     if event.fallback_used:
         return f"{event.fallback_used} fallback: {event.fallback_reason or 'summary failed'}"
+    if event.summary_discarded:
+        return "summary dropped: splicing it in would have grown the context"
     if event.summary is None:
-        # Phase 1 alone brought the context under budget (or a summary would have cost more than
-        # it saved): the event wrote no summary, and the next one will still be a first summary.
+        # Phase 1 alone brought the context under budget: no summary was written, and the next
+        # event will still be a first summary.
         return "pruned only (no summary written)"
     return "iterative update" if event.iterative else "first summary"
 
@@ -57,8 +66,10 @@ def closing_line(timeline: Timeline) -> str:
     peak = max((step.peak_tokens for step in timeline.steps), default=0)
     final = timeline.steps[-1].tokens if timeline.steps else 0
     outcomes = ", ".join(f"{count} {name}" for name, count in counts.items())
+    over = sum(1 for event in timeline.events if event.over_window)
+    warning = f"; {over} left the context over the window" if over else ""
     return (
-        f"{len(timeline.events)} events ({outcomes}); peak context {peak:,} tokens, "
+        f"{len(timeline.events)} events ({outcomes}{warning}); peak context {peak:,} tokens, "
         f"final {final:,}; replayed in {timeline.duration_s:.2f} s"
     )
 

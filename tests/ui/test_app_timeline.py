@@ -66,3 +66,16 @@ def test_no_event_below_the_threshold() -> None:
     at = open_app(TIMELINE, sample="quick-fix")
     assert metrics(at)["Events"] == "0"
     assert any("never reached the threshold" in str(i.value) for i in at.info)
+
+
+def test_a_context_left_over_the_window_is_a_warning_on_the_page() -> None:
+    from timeline_sessions import over_window_session
+
+    messages = over_window_session()
+    at = open_app(TIMELINE, p_context_length="8000")
+    at.text_area(key="load_paste").set_value(json.dumps(messages))
+    at.button(key="load_paste_btn").click()
+    at.run()
+    assert not at.exception
+    warnings = [str(w.value) for w in at.warning if "still over the 8,000-token" in str(w.value)]
+    assert len(warnings) == 1
