@@ -23,8 +23,9 @@ ratio = st.slider(
 kind = "extractive" if settings.summarizer == "llm" else settings.summarizer
 if settings.summarizer == "llm":
     st.caption(
-        "The full pipeline runs with the extractive summariser here; `compaction eval` "
-        "evaluates with an LLM."
+        "The full pipeline runs with the extractive summariser here; "
+        "`compaction eval PATH --model MODEL --judge MODEL` evaluates with an LLM summary and "
+        "the judged probe run."
     )
 
 st.header("The loaded session")

@@ -145,6 +145,7 @@ class Evaluation:
             "facts": len(self.facts),
             "original_errors": dict(self.original_errors),
             "strategies": {name: outcome.row() for name, outcome in self.outcomes.items()},
+            "judged": self.judgement.rows() if self.judgement is not None else None,
         }
 
     def to_dict(self, include_messages: bool = False) -> dict[str, Any]:
@@ -272,10 +273,14 @@ def aggregate(digests: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """
     per_strategy: dict[str, list[dict[str, Any]]] = {}
     targets: dict[str, list[int]] = {}
+    judged: dict[str, list[float]] = {}
     for digest in digests:
         for name, row in digest["strategies"].items():
             per_strategy.setdefault(name, []).append(row)
             targets.setdefault(name, []).append(max(1, int(digest["target_tokens"])))
+        for judged_row in digest.get("judged") or []:
+            if judged_row.get("score") is not None:
+                judged.setdefault(judged_row["strategy"], []).append(judged_row["score"])
     table = []
     for name, rows in per_strategy.items():
         entry: dict[str, Any] = {
@@ -290,6 +295,8 @@ def aggregate(digests: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                 1 for row, target in zip(rows, targets[name], strict=True) if row["tokens"] > target
             ),
             "mean_recall": _mean([row["recall"] for row in rows]),
+            # The judged probe run's mean score, over the sessions a model answered for.
+            "mean_judged": _mean(judged.get(name, [])),
         }
         for category in CATEGORIES:
             values = [row[f"recall_{category}"] for row in rows]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from llm_server import DEFAULT_SUMMARY, LLMServer
 from timeline_sessions import FIRST_PATH, coding_session
 
 from compaction.cli import main
@@ -203,3 +204,42 @@ def test_simulate_says_when_a_compaction_leaves_the_context_over_the_window(
     assert result.exit_code == 0, result.output
     assert "still over the 8,000-token window" in result.output
     assert "left the context over the window" in result.output.splitlines()[-1]
+
+
+def test_eval_summarises_with_a_model_and_runs_the_judged_probes(
+    tmp_path: Path, llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The full pipeline's summary comes from one model, the judged answers from another, both on
+    # the loopback server; the key comes from the environment and is never written out.
+    monkeypatch.setenv("COMPACTION_API_KEY", "sk-eval-secret-77")
+    llm_server.answer(DEFAULT_SUMMARY, model="sum-model")
+    llm_server.answer(f"## Continuation\n{FIRST_PATH}", model="judge-model")
+    session = write_session(tmp_path / "s.json", rounds=6)
+    out = tmp_path / "eval.json"
+    result = CliRunner().invoke(
+        main,
+        [
+            "eval",
+            str(session),
+            "--strategies",
+            "head-tail,compaction",
+            "--model",
+            "openai/sum-model",
+            "--judge",
+            "openai/judge-model",
+            "--api-base",
+            llm_server.base_url,
+            "--json",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    models = [request.model for request in llm_server.requests]
+    assert models.count("sum-model") == 1 and models.count("judge-model") == 2
+    assert "summarised with openai/sum-model" in result.output
+    header = next(line for line in result.output.splitlines() if line.startswith("strategy"))
+    assert "judged" in header.split()
+    report = out.read_text()
+    assert "sk-eval-secret-77" not in report and "sk-eval-secret-77" not in result.output
+    judged = json.loads(report)["sessions"][0]["judged"]
+    assert [row["strategy"] for row in judged] == ["head-tail", "compaction"]

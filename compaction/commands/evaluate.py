@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import sys
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -32,13 +33,20 @@ from compaction.evaluate import (
     parse_strategies,
 )
 from compaction.formats import load_conversations
+from compaction.judge import judge
 from compaction.messages import Message
 from compaction.probes import CATEGORIES
+from compaction.summarizers.factory import make_summarizer
 from compaction.sweep_worker import start_method
 from compaction.validate import PROVIDERS
 
 #: (label, messages, strategies, target_ratio): one unit of work for a worker process.
-Task = tuple[str, list[Message], tuple[str, ...], float]
+#: How the worker reaches a model: {"model", "api_base", "judge"} (any may be None), or None for
+#: the extractive summariser and no judged run. The key is read from the environment in the
+#: worker (COMPACTION_API_KEY or the provider's usual variable), never passed on the command line.
+LLMSpec = dict[str, str | None]
+Task = tuple[str, list[Message], tuple[str, ...], float, LLMSpec | None]
+API_KEY_VARIABLE = "COMPACTION_API_KEY"
 
 _SHORT = {
     "latest_request": "latest",
@@ -96,7 +104,11 @@ def _files(paths: tuple[str, ...]) -> Iterator[tuple[Path, bool]]:
 
 
 def collect_tasks(
-    paths: tuple[str, ...], strategies: tuple[str, ...], target_ratio: float, limit: int | None
+    paths: tuple[str, ...],
+    strategies: tuple[str, ...],
+    target_ratio: float,
+    limit: int | None,
+    llm: LLMSpec | None = None,
 ) -> tuple[list[Task], list[str]]:
     """The conversations to evaluate and the warnings met while reading them."""
     tasks: list[Task] = []
@@ -127,7 +139,7 @@ def collect_tasks(
             )
         for position, conversation in enumerate(chosen):
             label = str(path) if len(conversations) == 1 else f"{path}#{position}"
-            tasks.append((label, conversation.messages, strategies, target_ratio))
+            tasks.append((label, conversation.messages, strategies, target_ratio, llm))
     if ignored:
         kinds = ", ".join(f"{count} {suffix}" for suffix, count in sorted(ignored.items()))
         warnings.append(f"ignored {sum(ignored.values())} file(s) that are not sessions: {kinds}")
@@ -138,9 +150,21 @@ def collect_tasks(
 
 def run_task(task: Task) -> dict[str, Any]:
     """Evaluate one conversation; the worker's entry point (module level, so it pickles)."""
-    label, messages, strategies, target_ratio = task
+    label, messages, strategies, target_ratio, llm = task
+    llm = llm or {}
+    api_key = os.environ.get(API_KEY_VARIABLE)
     try:
-        digest = evaluate(messages, strategies, target_ratio=target_ratio).summary_row()
+        summarizer = None
+        if llm.get("model"):
+            summarizer = make_summarizer(
+                "llm", model=llm["model"], api_base=llm.get("api_base"), api_key=api_key
+            )
+        evaluation = evaluate(
+            messages, strategies, target_ratio=target_ratio, summarizer=summarizer
+        )
+        if llm.get("judge"):
+            judge(evaluation, str(llm["judge"]), api_base=llm.get("api_base"), api_key=api_key)
+        digest = evaluation.summary_row()
     except CompactionError as exc:
         return {"source": label, "error": str(exc)}
     digest["source"] = label
@@ -176,8 +200,10 @@ def _cell(value: float | None, percent: bool = False) -> str:
 
 def table_lines(table: list[dict[str, Any]]) -> list[str]:
     """The per-strategy table as aligned text."""
+    judged = any(entry.get("mean_judged") is not None for entry in table)
     columns = ["strategy", "sessions", "savings", "× target", "over", "recall"]
     columns += [_SHORT[c] for c in CATEGORIES]
+    columns += ["judged"] if judged else []
     columns += [f"{provider} ✗" for provider in PROVIDERS]
     rows = []
     for entry in table:
@@ -190,6 +216,7 @@ def table_lines(table: list[dict[str, Any]]) -> list[str]:
                 str(entry["over_target"]),
                 _cell(entry["mean_recall"]),
                 *(_cell(entry[f"recall_{c}"]) for c in CATEGORIES),
+                *([_cell(entry.get("mean_judged"))] if judged else []),
                 *(str(entry[f"{provider}_failures"]) for provider in PROVIDERS),
             ]
         )
@@ -238,6 +265,20 @@ def csv_text(digests: list[dict[str, Any]]) -> str | None:
 @click.option("--limit", type=int, default=None, help="At most N conversations per file.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the results.")
 @click.option("--csv", "csv_out", type=click.Path(dir_okay=False), help="Write one row per run.")
+@click.option(
+    "--model",
+    default=None,
+    help="Summarise with this LLM (litellm name, e.g. gpt-4o-mini or openai/NAME with "
+    "--api-base) instead of the extractive summariser.",
+)
+@click.option(
+    "--judge",
+    "judge_model",
+    default=None,
+    help="Also run the judged probe run: this model answers four questions from each "
+    "strategy's context, graded against the original's facts.",
+)
+@click.option("--api-base", default=None, help="An OpenAI-compatible server for --model/--judge.")
 def eval_command(
     paths: tuple[str, ...],
     strategies: str,
@@ -246,8 +287,15 @@ def eval_command(
     limit: int | None,
     json_out: str | None,
     csv_out: str | None,
+    model: str | None,
+    judge_model: str | None,
+    api_base: str | None,
 ) -> None:
-    """Compare compaction strategies over the sessions in PATH... (files or folders)."""
+    """Compare compaction strategies over the sessions in PATH... (files or folders).
+
+    The full pipeline summarises with the extractive summariser, or with --model. API keys come
+    from COMPACTION_API_KEY or the provider's usual variable, never from the command line.
+    """
     try:
         chosen = parse_strategies(strategies)
         if not 0 < target_ratio <= 1:
@@ -258,7 +306,10 @@ def eval_command(
             raise ConfigError(f"--limit must be at least 1, got {limit}")
         inputs = [path for path, _ in _files(paths)]
         check_outputs([json_out, csv_out], inputs)
-        tasks, warnings = collect_tasks(paths, chosen, target_ratio, limit)
+        llm: LLMSpec | None = None
+        if model or judge_model:
+            llm = {"model": model, "api_base": api_base, "judge": judge_model}
+        tasks, warnings = collect_tasks(paths, chosen, target_ratio, limit, llm)
     except CompactionError as exc:
         click.echo(f"Error: {exc}", err=True)
         raise SystemExit(2) from exc
@@ -269,6 +320,8 @@ def eval_command(
     for failed in (result for result in results if "error" in result):
         click.echo(f"warning: {failed['source']}: {failed['error']}", err=True)
     table = aggregate(digests)
+    if model:
+        click.echo(f"the full pipeline summarised with {model}")
     click.echo(
         f"{len(digests)} sessions, target {target_ratio:.0%} of each session's tokens; "
         "× target = output tokens / target (mean), over = sessions left above the target; "

@@ -83,7 +83,17 @@ def strategies_table(evaluation: Evaluation) -> None:
     )
     if MATCHED in evaluation.outcomes:
         st.caption(MATCHED_NOTE)
+    st.caption(EXTRACTIVE_NOTE)
 
+
+#: Why the extractive pipeline's recall is an upper bound, said wherever recall is shown.
+EXTRACTIVE_NOTE = (
+    "With the extractive summariser the pipeline's recall is close to 1 by construction: it "
+    "mines errors, paths, commands, identifiers and constraints with the same patterns the "
+    "probes look for. It shows what the pipeline keeps within its budget, not how well a model "
+    "would summarise; choose the LLM summariser (and the judged probe run of `compaction eval`) "
+    "for an independent measure."
+)
 
 MATCHED_NOTE = (
     "**head-tail-matched** is head-tail with the tokens the full pipeline kept as its target (it "
