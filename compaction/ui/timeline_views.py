@@ -175,10 +175,16 @@ def render_event(event: TimelineEvent, original: list[Message]) -> None:
         )
     if event.fallback_used:
         st.warning(f"Fallback used: **{event.fallback_used}** ({event.fallback_reason}).")
+    columns = st.columns(3)
+    columns[0].metric("Context before", f"{event.tokens_before:,}")
+    columns[1].metric("Context after", f"{event.tokens_after:,}")
+    columns[2].metric("Saved", f"{event.savings_pct:.1f}%")
     names = [phase.name for phase in event.result.phases]
     if not names:
         return
-    default = "summarize" if "summarize" in names else names[-1]
+    # Open on the phase that did the work: the summary, else Phase 1's pruning (a later phase
+    # alone would show 'before = after' beside a large saving).
+    default = next((name for name in ("summarize", "prune") if name in names), names[-1])
     shown = st.segmented_control(
         "Phase",
         names,

@@ -37,6 +37,10 @@ def test_replay_shows_events_sawtooth_and_drift() -> None:
     # The default event is the first; its inspector shows the summary phase of that result.
     assert at.selectbox(key="timeline_event").value == 0
     assert any(str(s.value).startswith("Phase 3") for s in at.subheader)
+    first = expected.events[0]
+    shown = metrics(at)
+    assert shown["Context before"] == f"{first.tokens_before:,}"
+    assert shown["Context after"] == f"{first.tokens_after:,}"
 
     at.selectbox(key="timeline_event").set_value(1)
     at.run()
