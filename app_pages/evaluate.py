@@ -18,7 +18,13 @@ from compaction.ui.loader import render_loader
 st.title("🧪 Evaluate strategies")
 settings = current_settings()
 ratio = st.slider(
-    "Token target (share of the original)", 0.05, 0.9, 0.33, 0.01, key="evaluate_ratio"
+    "Token target (share of the original)",
+    0.05,
+    0.9,
+    0.33,
+    0.01,
+    key="evaluate_ratio",
+    bind="query-params",  # an evaluation at a chosen target can be shared as a link
 )
 kind = "extractive" if settings.summarizer == "llm" else settings.summarizer
 if settings.summarizer == "llm":

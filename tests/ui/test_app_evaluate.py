@@ -64,3 +64,11 @@ def test_missing_folder_is_an_error(tmp_path: Path) -> None:
     at.run()
     assert not at.exception
     assert any("nope" in str(e.value) for e in at.error)
+
+
+def test_the_token_target_travels_in_the_url() -> None:
+    at = open_app(EVALUATE, sample="orphans", evaluate_ratio="0.5")
+    assert at.slider(key="evaluate_ratio").value == 0.5
+    messages = load_sample("orphans").messages
+    expected = evaluate(messages, target_ratio=0.5, summarizer=ExtractiveSummarizer())
+    assert f"target {expected.target_tokens:,}" in " ".join(str(c.value) for c in at.caption)
