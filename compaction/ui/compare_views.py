@@ -21,16 +21,20 @@ CHANGED_BACKGROUND = "background-color: #FFF3B0"  # a light yellow that reads on
 
 
 def pick_runs(runs: list[RunRow]) -> tuple[int, int] | None:
-    """Two run ids (bound to `?compare_a=&compare_b=`); defaults: the two newest runs."""
+    """Two run ids (bound to `?compare_a=&compare_b=`); defaults: the newest run, against the
+    newest earlier run of the same conversation (else simply the run before it), since deltas
+    between two different conversations mean little."""
     if len(runs) < 2:
         st.info("Compare needs at least two saved runs: compact on the Inspect page twice.")
         return None
+    newest = runs[0]
+    partner = next((run for run in runs[1:] if run.session_id == newest.session_id), runs[1])
     left, right = st.columns(2)
     a = left.number_input(
-        "Run A #", min_value=1, value=runs[1].id, step=1, key="compare_a", bind="query-params"
+        "Run A #", min_value=1, value=partner.id, step=1, key="compare_a", bind="query-params"
     )
     b = right.number_input(
-        "Run B #", min_value=1, value=runs[0].id, step=1, key="compare_b", bind="query-params"
+        "Run B #", min_value=1, value=newest.id, step=1, key="compare_b", bind="query-params"
     )
     by_id = {run.id: run for run in runs}
     for column, run_id in ((left, a), (right, b)):

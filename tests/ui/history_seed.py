@@ -38,3 +38,8 @@ def seed() -> list[int]:
     """Record the seeded runs into this test's history; their ids in SEEDED order."""
     with History() as history:
         return [history.record(c, r, label=label) for c, r, label in _computed()]
+
+
+def seeded_runs() -> tuple[tuple[Conversation, CompactionResult, str | None], ...]:
+    """The seeded compactions (conversation, result, label), to record one of them again."""
+    return _computed()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app_helpers import ROOT, dataframe_with, open_app
-from history_seed import seed
+from history_seed import seed, seeded_runs
 
 from compaction.history import History
 
@@ -43,6 +43,18 @@ def test_defaults_to_the_two_newest_runs_and_warns_across_sessions() -> None:
     assert at.number_input(key="compare_a").value == ids[1]
     assert at.number_input(key="compare_b").value == ids[2]
     assert any("different conversations" in str(w.value) for w in at.warning)
+
+
+def test_the_newest_run_is_compared_with_an_earlier_run_of_its_own_conversation() -> None:
+    ids = seed()  # fix-failing-tests twice, then orphans
+    conversation, result, _ = seeded_runs()[0]  # the first fix-failing-tests compaction
+    with History() as history:
+        newest = history.record(conversation, result)  # fix-failing-tests again
+    at = open_app(COMPARE)
+    # Not the orphans run just before it: the latest earlier run of the same conversation.
+    assert at.number_input(key="compare_a").value == ids[1]
+    assert at.number_input(key="compare_b").value == newest
+    assert not any("different conversations" in str(w.value) for w in at.warning)
 
 
 def test_needs_two_runs_and_survives_a_bad_database(_history_db: Path) -> None:
