@@ -231,7 +231,13 @@ def session_chart(points: list[dict[str, Any]], title: str) -> go.Figure:
             row=1,
             col=column,
         )
-        figure.update_xaxes(title_text="tokens", row=1, col=column)
+        values = [p[field] for p in points if p[field] is not None]
+        if values and min(values) == max(values):
+            # One budget value only: plotly would zoom to ±0.001 of it (12.799k, 12.7995k…).
+            centre = values[0]
+            span = max(abs(centre) * 0.2, 1)
+            figure.update_xaxes(range=[centre - span, centre + span], row=1, col=column)
+        figure.update_xaxes(title_text="tokens", tickformat=",d", row=1, col=column)
     figure.update_yaxes(title_text="savings %", row=1, col=1)
     figure.update_layout(
         height=320, title=title, margin={"l": 10, "r": 10, "t": 60, "b": 10}, showlegend=False

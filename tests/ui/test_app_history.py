@@ -75,3 +75,19 @@ def test_corrupt_database_is_reported_with_its_path(_history_db: Path) -> None:
     at = open_app(HISTORY)
     errors = " ".join(str(e.value) for e in at.error)
     assert str(_history_db) in errors
+
+
+def test_a_single_run_chart_has_a_readable_axis() -> None:
+    from compaction.ui.history_views import session_chart
+
+    point = {
+        "run_id": 1,
+        "label": None,
+        "summarizer": "extractive",
+        "savings_pct": 60.0,
+        "tail_budget_tokens": 12_800,
+        "summary_budget_tokens": 2_000,
+    }
+    figure = session_chart([point], "one run")
+    assert tuple(figure.layout.xaxis.range) == (10_240, 15_360)  # ±20%, not ±0.001
+    assert tuple(figure.layout.xaxis2.range) == (1_600, 2_400)
