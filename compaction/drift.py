@@ -38,6 +38,7 @@ _URLISH = re.compile(r"https?://\S+")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,3}[.)])\s*")
 _SEPARATORS = re.compile(r" — | \| |; ")
 _VERSIONISH = re.compile(r"^v?\d+(?:\.\d+)+$")
+_ALTERNATIVES = frozenset({"and/or", "read/write", "input/output", "yes/no", "on/off"})
 
 
 @dataclass(frozen=True)
@@ -107,8 +108,19 @@ def summary_paths(text: str) -> list[str]:
         value = match.group().rstrip(".")
         if not re.search(r"[A-Za-z]", value) or _VERSIONISH.match(value):
             continue
+        if _label_or_alternative(value, text[match.end() : match.end() + 2]):
+            continue
         found.append(value)
     return found
+
+
+def _label_or_alternative(value: str, after: str) -> bool:
+    """`Files modified/created: …` labels a list, and `and/or` is prose: slashed words that are
+    not paths. A plain `word/word` followed by a colon, or a known pair, is skipped."""
+    if value.lower() in _ALTERNATIVES:
+        return True
+    plain = bool(re.fullmatch(r"[a-z]+/[a-z]+", value))
+    return plain and after.startswith(":") and after[1:2] in ("", " ")
 
 
 def error_fragments(body: str) -> list[str]:

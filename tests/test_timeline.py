@@ -265,6 +265,9 @@ def test_drift_over_a_real_timeline_compares_consecutive_summaries() -> None:
 def test_summary_paths_skip_urls_versions_and_attributes() -> None:
     text = "Edited src/app/main.py and config.toml; users.email failed; https://x.org/a/b v1.2.3"
     assert summary_paths(text) == ["src/app/main.py", "config.toml"]
+    # A slashed label and prose alternatives are not paths; a bare two-part path still is.
+    labelled = "- Files modified/created: tests/conftest.py, and/or src/app"
+    assert summary_paths(labelled) == ["tests/conftest.py", "src/app"]
 
 
 def test_a_context_left_over_the_window_is_flagged_not_hidden() -> None:
