@@ -3,7 +3,7 @@
 import streamlit as st
 
 from compaction.ui import compute
-from compaction.ui.frame import current_settings
+from compaction.ui.frame import current_settings, require_config
 from compaction.ui.inspect_view import render_final, render_overview, run_llm_now
 from compaction.ui.loader import render_loader
 from compaction.ui.phase_views import render_phase
@@ -15,9 +15,7 @@ loaded = render_loader()
 if loaded is None:
     st.info("Load a sample, upload an agent transcript or paste JSON to begin.")
     st.stop()
-if settings.config is None:
-    st.error(f"Fix the parameters in the sidebar first: {settings.config_error}")
-    st.stop()
+require_config(settings)
 
 render_overview(loaded, settings)
 st.divider()

@@ -5,7 +5,7 @@ import streamlit as st
 
 from compaction.errors import CompactionError
 from compaction.ui import sweep_form as form
-from compaction.ui.frame import current_settings
+from compaction.ui.frame import current_settings, require_config
 from compaction.ui.stored_run import HistoryUnavailable, history_call
 from compaction.ui.sweep_results import (
     SweepView,
@@ -21,9 +21,7 @@ st.title("🎛️ Sweep")
 settings = current_settings()
 with st.expander("Saved sweeps", expanded=current_view() is None):
     render_saved()
-if settings.config is None:
-    st.error(f"Fix the parameters in the sidebar first: {settings.config_error}")
-    st.stop()
+require_config(settings)
 
 st.markdown("#### What to sweep")
 grid = form.choose_grid()

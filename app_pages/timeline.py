@@ -5,7 +5,7 @@ import streamlit as st
 
 from compaction.drift import drift
 from compaction.errors import CompactionError
-from compaction.ui.frame import current_settings
+from compaction.ui.frame import current_settings, require_config
 from compaction.ui.loader import render_loader
 from compaction.ui.timeline_views import (
     event_inputs,
@@ -22,9 +22,7 @@ loaded = render_loader()
 if loaded is None:
     st.info("Load a conversation to replay it as the agent lived it.")
     st.stop()
-if settings.config is None:
-    st.error(f"Fix the parameters in the sidebar first: {settings.config_error}")
-    st.stop()
+require_config(settings)
 
 try:
     timeline = replay(loaded, settings)

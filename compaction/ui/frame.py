@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from compaction.config import CompactionConfig
 from compaction.ui.loader import autoload_from_url
 from compaction.ui.params import Settings, render_sidebar
 
@@ -36,3 +37,11 @@ def current_settings() -> Settings:
     settings = draw_frame()
     st.session_state.pop(DRAWN_KEY, None)
     return settings
+
+
+def require_config(settings: Settings) -> CompactionConfig:
+    """The page's config; without a valid one, say what to fix and stop the page here."""
+    if settings.config is None:
+        st.error(f"Fix the parameters in the sidebar first: {settings.config_error}")
+        st.stop()
+    return settings.config
