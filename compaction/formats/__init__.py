@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from compaction.errors import FormatError, InvalidConversationError
-from compaction.formats.conversation import Conversation
+from compaction.formats.conversation import Conversation, ImportReport, RecordedCompaction
 from compaction.formats.detect import (
     FORMATS,
     Detection,
@@ -46,6 +46,13 @@ def load_conversations(source: Any, format: str = "auto") -> list[Conversation]:
                 f"{where}imported {name} messages are not usable: {exc}", source=document.name
             ) from exc
         conversation.messages = messages
+        if conversation.report is None:
+            # An importer of a one-message-per-entry format: every entry became a message.
+            count = len(messages)
+            conversation.report = ImportReport(records=count, imported=count)
+        for line in document.bad_lines:
+            conversation.report.records += 1
+            conversation.report.skip("unreadable line", "not valid JSON (truncated?)", line)
         conversation.format = name
         conversation.source = document.name
         conversation.warnings = [*document.warnings, *conversation.warnings, *repairs]
@@ -105,6 +112,8 @@ __all__ = [
     "FORMATS",
     "Conversation",
     "Detection",
+    "ImportReport",
+    "RecordedCompaction",
     "detect_format",
     "dump_conversation",
     "load_conversation",

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from compaction.formats.conversation import ImportReport
 from compaction.messages import Message
 
 
@@ -123,3 +124,19 @@ def grouped_skips(skipped: dict[str, list[int]], why: str) -> list[str]:
         f"{line_list(lines)}: skipped {len(lines)} {kind!r} record(s) ({why})"
         for kind, lines in skipped.items()
     ]
+
+
+def report_of(
+    records: int, skipped: dict[str, list[int]], reason: str | dict[str, str]
+) -> ImportReport:
+    """An import report from an importer's `{kind: [lines]}` of skipped records.
+
+    `reason` is one reason for every kind, or a reason per kind (missing kinds get "skipped").
+    """
+    report = ImportReport(records=records)
+    for kind, lines in skipped.items():
+        why = reason if isinstance(reason, str) else reason.get(kind, "skipped")
+        for line in lines:
+            report.skip(kind, why, line)
+    report.imported = records - report.skipped_total
+    return report

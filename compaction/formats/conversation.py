@@ -2,8 +2,9 @@
 
 Importers return this rather than a bare message list because the UI and the CLI need the rest:
 which format was recognised, a title to show, the model and working directory when the source
-records them, the tool schemas, and every repair or omission the import made (each warning names
-the line or index it concerns, so a user can look it up in the original file).
+records them, the tool schemas, every repair or omission the import made (each warning names the
+line or index it concerns, so a user can look it up in the original file), the compactions the
+agent itself made in the session, and a report of every record read, imported or skipped.
 """
 
 from __future__ import annotations
@@ -12,6 +13,94 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.messages import Message
+
+TRIGGERS = ("auto", "manual", "unknown")
+
+
+@dataclass
+class RecordedCompaction:
+    """A compaction the session's own agent made (Claude Code's compact boundary, Codex's
+    `compacted` item, a hermes summary, Gemini CLI's compression).
+
+    `position` is the index in `Conversation.messages` where the agent's compacted context
+    begins (its summary message when it has one); `summary` is None when the agent's summary is
+    not readable (Codex's server-side compaction is encrypted).
+    """
+
+    position: int
+    agent: str
+    trigger: str = "unknown"
+    tokens_before: int | None = None
+    summary: str | None = None
+    line: int | None = None  # where the compaction is recorded in the source file
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "position": self.position,
+            "agent": self.agent,
+            "trigger": self.trigger,
+            "tokens_before": self.tokens_before,
+            "summary": self.summary,
+            "line": self.line,
+        }
+
+
+@dataclass
+class Skipped:
+    """Records of one kind that did not become messages, and why."""
+
+    kind: str
+    reason: str
+    lines: list[int] = field(default_factory=list)
+    count: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "count": self.count, "reason": self.reason,
+                "lines": self.lines[:50]}
+
+
+@dataclass
+class ImportReport:
+    """Every record of the source accounted for: read, imported, or skipped by kind with a reason.
+
+    `records` counts the source's units (JSONL lines, list entries, steps, events); `imported`
+    those that contributed to the messages. Nothing is dropped silently: what is neither is in
+    `skipped`.
+    """
+
+    records: int = 0
+    imported: int = 0
+    skipped: dict[str, Skipped] = field(default_factory=dict)
+
+    def skip(self, kind: str, reason: str, line: int | None = None, count: int = 1) -> None:
+        entry = self.skipped.get(kind)
+        if entry is None:
+            entry = self.skipped[kind] = Skipped(kind=kind, reason=reason)
+        entry.count += count
+        if line is not None:
+            entry.lines.append(line)
+
+    @property
+    def skipped_total(self) -> int:
+        return sum(entry.count for entry in self.skipped.values())
+
+    def skip_lines(self) -> list[str]:
+        """`progress ×1,333: not conversation`, largest first, one line per kind."""
+        ordered = sorted(self.skipped.values(), key=lambda entry: (-entry.count, entry.kind))
+        return [f"{entry.kind} ×{entry.count:,}: {entry.reason}" for entry in ordered]
+
+    def summary_line(self) -> str:
+        return (
+            f"{self.records:,} record(s) read, {self.imported:,} imported, "
+            f"{self.skipped_total:,} skipped"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "records": self.records,
+            "imported": self.imported,
+            "skipped": [entry.to_dict() for entry in self.skipped.values()],
+        }
 
 
 @dataclass
@@ -25,6 +114,8 @@ class Conversation:
     tools: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     source: str | None = None
+    compactions: list[RecordedCompaction] = field(default_factory=list)
+    report: ImportReport | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -35,4 +126,6 @@ class Conversation:
             "tools": self.tools,
             "warnings": self.warnings,
             "source": self.source,
+            "compactions": [c.to_dict() for c in self.compactions],
+            "report": self.report.to_dict() if self.report is not None else None,
         }

@@ -17,8 +17,10 @@ from compaction.errors import FormatError, UnknownFormatError
 from compaction.formats import (
     aider,
     anthropic,
+    antigravity,
     claude_code,
     codex,
+    copilot_cli,
     gemini_cli,
     hermes,
     openai,
@@ -33,6 +35,8 @@ from compaction.formats.source import Document, parse_text, read_source
 MODULES: tuple[ModuleType, ...] = (
     claude_code,
     codex,
+    copilot_cli,
+    antigravity,
     gemini_cli,
     openhands,
     swe_agent,

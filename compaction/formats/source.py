@@ -36,6 +36,7 @@ class Document:
     records: list[Any] = field(default_factory=list)
     record_lines: list[int] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    bad_lines: list[int] = field(default_factory=list)  # JSONL lines that did not parse
 
     def objects(self) -> list[Any]:
         """The top-level objects: JSONL records, or the whole-file value when it is an object."""
@@ -189,5 +190,11 @@ def _parse_jsonl(text: str, name: str | None) -> Document | None:
         for number, why in bad
     ]
     return Document(
-        text=text, kind="jsonl", name=name, records=records, record_lines=lines, warnings=warnings
+        text=text,
+        kind="jsonl",
+        name=name,
+        records=records,
+        record_lines=lines,
+        warnings=warnings,
+        bad_lines=[number for number, _ in bad],
     )
