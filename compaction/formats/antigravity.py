@@ -1,16 +1,349 @@
-"""Placeholder: being written (see issue 14)."""
+"""Google Antigravity trajectory exports: one step per line.
+
+A step is `{step_index, source (USER_EXPLICIT/MODEL/SYSTEM), type, status, created_at, content?,
+thinking?, tool_calls?, error?}`. `USER_INPUT` steps are the user's prompts; a `PLANNER_RESPONSE`
+is one model turn (text, `thinking`, and `tool_calls: [{name, args}]` whose every arg value is a
+JSON-encoded string); the action steps after it (`CODE_ACTION`, `VIEW_FILE`, `RUN_COMMAND`,
+`GENERIC`, ...) are the results of its calls. There are no call ids: results answer the open calls
+in order (preferring the call whose tool fits the step type), with ids made from the step index.
+System steps (`CONVERSATION_HISTORY`, `KNOWLEDGE_ARTIFACTS`, ...) are kept when they carry text
+the model was given; empty markers and ephemeral messages are reported by type.
+"""
 
 from __future__ import annotations
 
-from compaction.formats.conversation import Conversation
+import json
+import re
+from typing import Any
+
+from compaction.formats.common import as_text, line_list, make_call, tool_message
+from compaction.formats.conversation import Conversation, ImportReport, RecordedCompaction
 from compaction.formats.source import Document
+from compaction.messages import Message
 
 NAME = "antigravity"
+SOURCES = ("USER_EXPLICIT", "MODEL", "SYSTEM")
+USER_INPUT = "USER_INPUT"
+PLANNER = "PLANNER_RESPONSE"
+# Action steps and the tools whose results they hold (used to prefer the right open call when a
+# response made several; steps of other types still answer calls in order).
+ACTION_TOOLS: dict[str, tuple[str, ...]] = {
+    "CODE_ACTION": ("write_to_file", "replace_file_content", "multi_replace_file_content"),
+    "VIEW_FILE": ("view_file", "view_file_outline", "view_code_item", "view_content_chunk"),
+    "RUN_COMMAND": ("run_command",),
+    "COMMAND_STATUS": ("command_status",),
+    "SEND_COMMAND_INPUT": ("send_command_input",),
+    "GREP_SEARCH": ("grep_search",),
+    "FIND": ("find_by_name",),
+    "LIST_DIRECTORY": ("list_dir",),
+    "READ_URL_CONTENT": ("read_url_content",),
+    "SEARCH_WEB": ("search_web",),
+    "BROWSER_SUBAGENT": ("browser_subagent",),
+    "GENERIC": (),
+}
+# System injections: what each is and whether its text is kept for the model.
+SYSTEM_STEPS = {
+    "SYSTEM_MESSAGE": "system",
+    "CONVERSATION_HISTORY": "system",
+    "KNOWLEDGE_ARTIFACTS": "system",
+    "CHECKPOINT": "checkpoint",
+    "EPHEMERAL_MESSAGE": "ephemeral",
+    "ERROR_MESSAGE": "error",
+}
+FAILED = ("ERROR", "FAILED", "CANCELED", "CANCELLED")
+_BRAIN = re.compile(
+    r"antigravity/brain/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+)
+_REQUEST = re.compile(r"<USER_REQUEST>\s*(.*?)\s*(?:</USER_REQUEST>|$)", re.DOTALL)
+
+
+def _is_step(record: Any) -> bool:
+    return (
+        isinstance(record, dict)
+        and isinstance(record.get("type"), str)
+        and "step_index" in record
+        and record.get("source") in SOURCES
+    )
 
 
 def sniff(doc: Document) -> tuple[bool, str]:
-    return False, "not implemented yet"
+    if doc.kind != "jsonl":
+        return False, "not JSON Lines"
+    steps = [r for r in doc.records if _is_step(r)]
+    if not steps:
+        return False, "no `{step_index, source, type}` trajectory steps"
+    if not any(s["type"] in (USER_INPUT, PLANNER) for s in steps):
+        return False, "no USER_INPUT or PLANNER_RESPONSE step"
+    if len(steps) * 2 < len(doc.records):
+        return False, "fewer than half of the lines are trajectory steps"
+    return True, f"{len(steps)} Antigravity trajectory steps `{{step_index, source, type}}`"
+
+
+def _decode_args(args: Any, line: int, warnings: list[str]) -> Any:
+    """Arguments with each JSON-encoded string value decoded (a value that is not JSON stays)."""
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except json.JSONDecodeError:
+            return {"input": args}
+    if not isinstance(args, dict):
+        if args is not None:
+            warnings.append(f"line {line}: tool-call args are not an object; kept as `value`")
+            return {"value": args}
+        return {}
+    decoded: dict[str, Any] = {}
+    for key, value in args.items():
+        if isinstance(value, str):
+            try:
+                decoded[key] = json.loads(value)
+            except json.JSONDecodeError:
+                decoded[key] = value
+        else:
+            decoded[key] = value
+    return decoded
+
+
+def _step_text(step: dict[str, Any]) -> str:
+    text = as_text(step.get("content"))
+    error = step.get("error")
+    status = str(step.get("status") or "")
+    if error:
+        error_text = as_text(error.get("message", error) if isinstance(error, dict) else error)
+        text = "\n".join(part for part in (text, f"Error: {error_text}") if part)
+    elif status.upper() in FAILED and not text:
+        text = f"(step {status})"
+    return text
+
+
+def _title(text: str, limit: int = 80) -> str | None:
+    """The user's request (inside `<USER_REQUEST>`) on one line, shortened."""
+    match = _REQUEST.search(text)
+    title = " ".join((match.group(1) if match else text).split())
+    if not title:
+        return None
+    return title if len(title) <= limit else title[: limit - 1] + "…"
+
+
+class _Import:
+    def __init__(self, doc: Document) -> None:
+        self.messages: list[Message] = []  # without tool results; those are placed at the end
+        self.results: dict[str, Message] = {}
+        self.open: list[tuple[str, str]] = []  # (call id, tool name) awaiting a result, in order
+        self.metadata: dict[str, Any] = {}
+        self.warnings: list[str] = []
+        self.report = ImportReport(records=len(doc.records))
+        self.compactions: list[RecordedCompaction] = []
+        self.title: str | None = None
+        self.user_actions: list[int] = []
+        self.orphans: list[int] = []
+        self.unknown: dict[str, list[int]] = {}
+        self.failed: list[int] = []
+        self.indices: list[int] = []
+
+    def used(self) -> None:
+        self.report.imported += 1
+
+    def step(self, line: int, step: dict[str, Any]) -> None:
+        kind = step.get("type")
+        if not _is_step(step) or not isinstance(kind, str):
+            self.warnings.append(
+                f"line {line}: skipped a malformed step (needs `step_index`, a `source` of "
+                f"{'/'.join(SOURCES)} and a string `type`)"
+            )
+            self.report.skip("malformed", "not a {step_index, source, type} step", line)
+            return
+        if isinstance(step.get("step_index"), int):
+            self.indices.append(step["step_index"])
+        for key in ("model", "generator_model"):
+            if isinstance(step.get(key), str):
+                self.metadata.setdefault("model", step[key])
+        if "start_time" not in self.metadata and step.get("created_at"):
+            self.metadata["start_time"] = step["created_at"]
+        text = _step_text(step)
+        match = _BRAIN.search(text)
+        if match and "conversation_id" not in self.metadata:
+            self.metadata["conversation_id"] = match.group(1)
+        if kind == USER_INPUT:
+            self.user_input(line, text)
+        elif kind == PLANNER:
+            self.planner(line, step, text)
+        elif kind in SYSTEM_STEPS:
+            self.system(line, kind, text)
+        elif kind in ACTION_TOOLS or self.open or step.get("source") == "USER_EXPLICIT":
+            self.action(line, step, kind, text)
+        else:
+            self.unknown.setdefault(kind, []).append(line)
+            if text:
+                role = "system" if step.get("source") == "SYSTEM" else "assistant"
+                self.close_calls()
+                self.messages.append({"role": role, "content": text})
+                self.used()
+            else:
+                self.report.skip(kind, "step type this importer does not know, no content", line)
+
+    def close_calls(self) -> None:
+        self.open = []
+
+    def user_input(self, line: int, text: str) -> None:
+        if not text:
+            self.report.skip(USER_INPUT, "empty prompt", line)
+            return
+        self.close_calls()
+        if self.title is None:
+            self.title = _title(text)
+        self.messages.append({"role": "user", "content": text})
+        self.used()
+
+    def planner(self, line: int, step: dict[str, Any], text: str) -> None:
+        self.close_calls()
+        message: Message = {"role": "assistant", "content": text}
+        thinking = step.get("thinking")
+        if isinstance(thinking, str) and thinking:
+            message["reasoning"] = thinking
+        raw_calls = step.get("tool_calls")
+        if raw_calls is not None and not isinstance(raw_calls, list):
+            self.warnings.append(f"line {line}: `tool_calls` is not a list; ignored")
+            raw_calls = []
+        calls = []
+        index = step.get("step_index")
+        for position, raw in enumerate(raw_calls or []):
+            if not isinstance(raw, dict) or not raw.get("name"):
+                self.warnings.append(f"line {line}: tool_calls[{position}] has no name; ignored")
+                continue
+            call_id = f"antigravity_{index}_{position}"
+            name = str(raw["name"])
+            calls.append(
+                make_call(call_id, name, _decode_args(raw.get("args"), line, self.warnings))
+            )
+            self.open.append((call_id, name))
+        if calls:
+            message["tool_calls"] = calls
+            message["content"] = text or None
+        elif not text and "reasoning" not in message:
+            self.report.skip(PLANNER, "empty response (no text, thinking or calls)", line)
+            return
+        self.messages.append(message)
+        self.used()
+
+    def action(self, line: int, step: dict[str, Any], kind: str, text: str) -> None:
+        if kind not in ACTION_TOOLS:
+            self.unknown.setdefault(kind, []).append(line)
+        if str(step.get("status") or "").upper() in FAILED or step.get("error"):
+            self.failed.append(line)
+        if self.open:
+            fits = ACTION_TOOLS.get(kind) or ()
+            chosen = next((c for c in self.open if c[1] in fits), self.open[0])
+            self.open.remove(chosen)
+            self.results[chosen[0]] = tool_message(chosen[0], text)
+            self.used()
+            return
+        if step.get("source") == "USER_EXPLICIT":
+            # An action the user ran (a command, a file opened): the model is shown its output.
+            self.user_actions.append(line)
+            self.messages.append({"role": "user", "content": text})
+            self.used()
+            return
+        # A result with no call before it (the response step is missing from the export).
+        self.orphans.append(line)
+        call_id = f"antigravity_{step.get('step_index')}_result"
+        self.messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [make_call(call_id, kind.lower(), {})],
+            }
+        )
+        self.results[call_id] = tool_message(call_id, text)
+        self.used()
+
+    def system(self, line: int, kind: str, text: str) -> None:
+        role = SYSTEM_STEPS[kind]
+        if not text:
+            self.report.skip(kind, "system marker without content", line)
+        elif role == "ephemeral":
+            self.report.skip(
+                kind, "ephemeral: shown to the model for one call, not kept in its history", line
+            )
+        elif role == "error":
+            self.warnings.append(f"line {line}: {kind}: {text[:200]}")
+            self.report.skip(kind, "error shown in the UI (see warnings)", line)
+        elif self.open:
+            # Between a response's calls and their results: keeping it would split the turn.
+            self.warnings.append(
+                f"line {line}: a {kind} step between tool calls and their results; left out"
+            )
+            self.report.skip(kind, "falls between calls and their results", line)
+        elif role == "checkpoint":
+            self.compactions.append(
+                RecordedCompaction(position=len(self.messages), agent=NAME, summary=text, line=line)
+            )
+            self.messages.append({"role": "user", "content": text})
+            self.used()
+        else:
+            self.messages.append({"role": "system", "content": text})
+            self.used()
+
+    def finish(self) -> Conversation:
+        messages: list[Message] = []
+        unanswered: list[str] = []
+        positions: dict[int, int] = {}
+        for position, message in enumerate(self.messages):
+            positions[position] = len(messages)
+            messages.append(message)
+            for call in message.get("tool_calls") or []:
+                result = self.results.get(call["id"])
+                if result is not None:
+                    messages.append(result)
+                else:
+                    unanswered.append(call["id"])
+        for compaction in self.compactions:
+            compaction.position = positions[compaction.position]
+        if unanswered:
+            self.warnings.append(
+                f"{len(unanswered)} tool call(s) have no result step after them: "
+                f"{', '.join(unanswered[:8])}"
+            )
+        missing = (
+            sorted(set(range(min(self.indices), max(self.indices) + 1)) - set(self.indices))
+            if self.indices
+            else []
+        )
+        if missing:
+            shown = ", ".join(str(index) for index in missing[:8])
+            self.warnings.append(
+                f"step_index {shown}{' …' if len(missing) > 8 else ''}: {len(missing)} step(s) "
+                "missing from the export (numbering has gaps)"
+            )
+        if self.failed:
+            self.warnings.append(f"{line_list(self.failed)}: failed action step(s)")
+        if self.user_actions:
+            self.warnings.append(
+                f"{line_list(self.user_actions)}: actions the user ran (no model call); their "
+                "output is kept as user messages"
+            )
+        if self.orphans:
+            self.warnings.append(
+                f"{line_list(self.orphans)}: result step(s) with no PLANNER_RESPONSE call before "
+                "them; a call named after the step type was added so the result is kept"
+            )
+        for kind, lines in self.unknown.items():
+            self.warnings.append(
+                f"{line_list(lines)}: {len(lines)} step(s) of type {kind!r}, which this importer "
+                "does not know; imported by their position"
+            )
+        return Conversation(
+            messages=messages,
+            format=NAME,
+            title=self.title,
+            metadata=self.metadata,
+            warnings=self.warnings,
+            compactions=self.compactions,
+            report=self.report,
+        )
 
 
 def load(doc: Document) -> list[Conversation]:
-    return []
+    state = _Import(doc)
+    for line, step in zip(doc.record_lines, doc.records, strict=True):
+        state.step(line, step)
+    return [state.finish()]
