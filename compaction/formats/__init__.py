@@ -54,7 +54,7 @@ def load_conversations(source: Any, format: str = "auto") -> list[Conversation]:
             conversation.report.records += 1
             conversation.report.skip("unreadable line", "not valid JSON (truncated?)", line)
         conversation.format = name
-        conversation.source = document.name
+        conversation.source = conversation.source or document.name
         conversation.warnings = [*document.warnings, *conversation.warnings, *repairs]
         finished.append(conversation)
     if not finished:

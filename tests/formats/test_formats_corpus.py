@@ -43,7 +43,9 @@ def test_claude_code_session() -> None:
     defined, answered = assert_paired(conversation.messages)
     assert defined == answered
     assert conversation.metadata["model"] == "claude-opus-4-5-20251101"
-    assert any("queue-operation" in w and "line 1" in w for w in conversation.warnings)
+    assert conversation.report is not None
+    skipped = conversation.report.skipped["queue-operation"]
+    assert (skipped.count, skipped.lines) == (1, [1])
 
 
 def test_openhands_instances() -> None:
