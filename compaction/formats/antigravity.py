@@ -54,6 +54,8 @@ FAILED = ("ERROR", "FAILED", "CANCELED", "CANCELLED")
 _BRAIN = re.compile(
     r"antigravity/brain/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
 )
+_TRUNCATED = re.compile(r"\n<truncated (\d+) bytes>")
+_MODEL_SETTING = re.compile(r"setting `Model Selection` from .*? to (.+?)\.(?:\s|$)")
 _REQUEST = re.compile(r"<USER_REQUEST>\s*(.*?)\s*(?:</USER_REQUEST>|$)", re.DOTALL)
 
 
@@ -79,7 +81,31 @@ def sniff(doc: Document) -> tuple[bool, str]:
     return True, f"{len(steps)} Antigravity trajectory steps `{{step_index, source, type}}`"
 
 
-def _decode_args(args: Any, line: int, warnings: list[str]) -> Any:
+def _decode_value(value: str) -> tuple[Any, bool]:
+    """One JSON-encoded arg value decoded, and whether the export had truncated it.
+
+    The export cuts long values (2,048 characters, then `\\n<truncated N bytes>`), which leaves
+    an unterminated JSON string: its prefix is decoded and the marker kept at the end.
+    """
+    try:
+        return json.loads(value), False
+    except json.JSONDecodeError:
+        pass
+    match = _TRUNCATED.search(value)
+    if match is None or match.end() != len(value) or not value.startswith('"'):
+        return value, False
+    prefix = value[: match.start()]
+    for cut in range(8):  # the cut may fall inside an escape such as \\u00e9
+        try:
+            text = json.loads(prefix[: len(prefix) - cut] + '"')
+        except json.JSONDecodeError:
+            continue
+        if isinstance(text, str):
+            return f"{text}\n<truncated {match.group(1)} bytes>", True
+    return value, True
+
+
+def _decode_args(args: Any, line: int, warnings: list[str], truncated: list[int]) -> Any:
     """Arguments with each JSON-encoded string value decoded (a value that is not JSON stays)."""
     if isinstance(args, str):
         try:
@@ -94,10 +120,9 @@ def _decode_args(args: Any, line: int, warnings: list[str]) -> Any:
     decoded: dict[str, Any] = {}
     for key, value in args.items():
         if isinstance(value, str):
-            try:
-                decoded[key] = json.loads(value)
-            except json.JSONDecodeError:
-                decoded[key] = value
+            decoded[key], cut = _decode_value(value)
+            if cut:
+                truncated.append(line)
         else:
             decoded[key] = value
     return decoded
@@ -139,6 +164,8 @@ class _Import:
         self.unknown: dict[str, list[int]] = {}
         self.failed: list[int] = []
         self.indices: list[int] = []
+        self.truncated_args: list[int] = []
+        self.truncated_content: list[int] = []
 
     def used(self) -> None:
         self.report.imported += 1
@@ -160,6 +187,11 @@ class _Import:
         if "start_time" not in self.metadata and step.get("created_at"):
             self.metadata["start_time"] = step["created_at"]
         text = _step_text(step)
+        if _TRUNCATED.search(text):
+            self.truncated_content.append(line)
+        setting = _MODEL_SETTING.search(text) if kind == USER_INPUT else None
+        if setting:
+            self.metadata["model"] = setting.group(1)
         match = _BRAIN.search(text)
         if match and "conversation_id" not in self.metadata:
             self.metadata["conversation_id"] = match.group(1)
@@ -213,7 +245,11 @@ class _Import:
             call_id = f"antigravity_{index}_{position}"
             name = str(raw["name"])
             calls.append(
-                make_call(call_id, name, _decode_args(raw.get("args"), line, self.warnings))
+                make_call(
+                    call_id,
+                    name,
+                    _decode_args(raw.get("args"), line, self.warnings, self.truncated_args),
+                )
             )
             self.open.append((call_id, name))
         if calls:
@@ -313,6 +349,17 @@ class _Import:
             self.warnings.append(
                 f"step_index {shown}{' …' if len(missing) > 8 else ''}: {len(missing)} step(s) "
                 "missing from the export (numbering has gaps)"
+            )
+        if self.truncated_args:
+            lines = sorted(set(self.truncated_args))
+            self.warnings.append(
+                f"{line_list(lines)}: the export truncated {len(self.truncated_args)} tool-call "
+                "argument(s) (`<truncated N bytes>`); the part it kept is imported"
+            )
+        if self.truncated_content:
+            self.warnings.append(
+                f"{line_list(self.truncated_content)}: the export left out part of the step's "
+                "text (`<truncated N bytes>`)"
             )
         if self.failed:
             self.warnings.append(f"{line_list(self.failed)}: failed action step(s)")
