@@ -165,6 +165,7 @@ class _Import:
         self.failed: list[int] = []
         self.indices: list[int] = []
         self.truncated_args: list[int] = []
+        self.planner_indices: set[Any] = set()
         self.truncated_content: list[int] = []
 
     def used(self) -> None:
@@ -238,6 +239,9 @@ class _Import:
             raw_calls = []
         calls = []
         index = step.get("step_index")
+        if not isinstance(index, int) or index in self.planner_indices:
+            index = f"line{line}"  # ids must be unique even when step indices are not
+        self.planner_indices.add(index)
         for position, raw in enumerate(raw_calls or []):
             if not isinstance(raw, dict) or not raw.get("name"):
                 self.warnings.append(f"line {line}: tool_calls[{position}] has no name; ignored")
@@ -266,14 +270,17 @@ class _Import:
             self.unknown.setdefault(kind, []).append(line)
         if str(step.get("status") or "").upper() in FAILED or step.get("error"):
             self.failed.append(line)
-        if self.open:
-            fits = ACTION_TOOLS.get(kind) or ()
+        fits = ACTION_TOOLS.get(kind) or ()
+        by_user = step.get("source") == "USER_EXPLICIT"
+        if self.open and (not by_user or any(c[1] in fits for c in self.open)):
+            # A user-sourced step answers an open call only when it fits the call's tool (the
+            # user approved the model's command); otherwise it is the user's own action.
             chosen = next((c for c in self.open if c[1] in fits), self.open[0])
             self.open.remove(chosen)
             self.results[chosen[0]] = tool_message(chosen[0], text)
             self.used()
             return
-        if step.get("source") == "USER_EXPLICIT":
+        if by_user:
             # An action the user ran (a command, a file opened): the model is shown its output.
             self.user_actions.append(line)
             self.messages.append({"role": "user", "content": text})
@@ -281,7 +288,7 @@ class _Import:
             return
         # A result with no call before it (the response step is missing from the export).
         self.orphans.append(line)
-        call_id = f"antigravity_{step.get('step_index')}_result"
+        call_id = f"antigravity_line{line}_result"
         self.messages.append(
             {
                 "role": "assistant",

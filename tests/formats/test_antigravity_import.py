@@ -235,3 +235,36 @@ def test_sniff_is_content_based_and_leaves_other_formats_alone() -> None:
             assert not antigravity.sniff(parse_text(path.read_text()))[0], path.name
     matched, reason = antigravity.sniff(parse_text('{"step": 1, "type": "USER_INPUT"}\n'))
     assert not matched and reason
+
+
+def test_user_sourced_steps_answer_only_a_call_they_fit() -> None:
+    steps = [
+        _step(0, "USER_EXPLICIT", "USER_INPUT", content="<USER_REQUEST>\nTest it\n</USER_REQUEST>"),
+        _step(
+            1,
+            "MODEL",
+            "PLANNER_RESPONSE",
+            content="Running the tests.",
+            tool_calls=[
+                {"name": "view_file", "args": {"AbsolutePath": '"/a.py"'}},
+                {"name": "run_command", "args": {"CommandLine": '"pytest"'}},
+            ],
+        ),
+        # The user opened a file of their own (no view_file fits a RUN_COMMAND)...
+        _step(2, "USER_EXPLICIT", "GREP_SEARCH", content="user's own search"),
+        # ...and approved the model's command, whose step is then marked as the user's.
+        _step(3, "USER_EXPLICIT", "RUN_COMMAND", content="2 passed"),
+        _step(4, "MODEL", "VIEW_FILE", content="print('a')"),
+    ]
+    conversation = load_conversation(_jsonl(steps))
+    assert roles(conversation) == ["user", "assistant", "tool", "tool", "user"]
+    view, run = tool_calls(conversation.messages[1])
+    assert conversation.messages[2] == {
+        "role": "tool",
+        "tool_call_id": view["id"],
+        "content": "print('a')",
+    }
+    assert conversation.messages[3]["tool_call_id"] == run["id"]
+    assert conversation.messages[3]["content"] == "2 passed"
+    assert conversation.messages[4]["content"] == "user's own search"
+    assert_paired(conversation.messages)
