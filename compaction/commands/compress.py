@@ -291,6 +291,12 @@ def inspect_command(
     counts = plan.region_counts()
     click.echo("")
     click.echo(f"format            {conversation.format}")
+    if conversation.report is not None:
+        click.echo(f"import            {conversation.report.summary_line()}")
+        for line in conversation.report.skip_lines():
+            click.echo(f"  skipped         {line}")
+    for line in conversation.compaction_lines():
+        click.echo(f"agent compaction  {line}")
     click.echo(f"tokens            {plan.total_tokens:,} ({config.counter}, {config.model})")
     click.echo(f"context window    {config.context_length:,}")
     click.echo(

@@ -55,8 +55,12 @@ class Skipped:
     count: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "count": self.count, "reason": self.reason,
-                "lines": self.lines[:50]}
+        return {
+            "kind": self.kind,
+            "count": self.count,
+            "reason": self.reason,
+            "lines": self.lines[:50],
+        }
 
 
 @dataclass
@@ -129,3 +133,20 @@ class Conversation:
             "compactions": [c.to_dict() for c in self.compactions],
             "report": self.report.to_dict() if self.report is not None else None,
         }
+
+    def compaction_lines(self) -> list[str]:
+        """One line per compaction the agent recorded, for the CLI and the app."""
+        lines = []
+        for compaction in self.compactions:
+            tokens = (
+                f", {compaction.tokens_before:,} tokens before"
+                if compaction.tokens_before is not None
+                else ""
+            )
+            summary = "summary readable" if compaction.summary is not None else "summary encrypted"
+            where = f", line {compaction.line}" if compaction.line is not None else ""
+            lines.append(
+                f"message {compaction.position}: {compaction.agent}, {compaction.trigger}"
+                f"{tokens}; {summary}{where}"
+            )
+        return lines

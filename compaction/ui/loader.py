@@ -33,12 +33,15 @@ def _samples() -> list[Sample]:
 
 
 def _from_conversation(conversation: Conversation, source: str, title: str | None) -> Loaded:
+    report = conversation.report
     return make_loaded(
         conversation.messages,
         title=title or conversation.title or source,
         format=conversation.format,
         source=source,
         warnings=conversation.warnings,
+        report=[report.summary_line(), *report.skip_lines()] if report is not None else [],
+        compactions=conversation.compaction_lines(),
     )
 
 
@@ -62,6 +65,8 @@ def _load_sample_clicked() -> None:
             loaded.source,
             loaded.warnings,
             sample.settings,
+            loaded.report,
+            loaded.compactions,
         )
     )
     apply_sample_settings(sample.settings)  # in a callback, so widgets may still be set
@@ -232,6 +237,8 @@ def render_loader() -> Loaded | None:
     if error := st.session_state.pop(LOAD_ERROR_KEY, None):
         st.error(error)
     loaded = get_loaded()
+    if loaded is not None:
+        _render_import_report(loaded)
     if loaded is not None and loaded.warnings:
         shown = loaded.warnings[:MAX_WARNINGS_SHOWN]
         more = len(loaded.warnings) - len(shown)
@@ -240,3 +247,22 @@ def render_loader() -> Loaded | None:
             text += f"\n- … and {more} more"
         st.warning(f"Import warnings ({len(loaded.warnings)}):\n{text}")
     return loaded
+
+
+def _render_import_report(loaded: Loaded) -> None:
+    """What the import read and skipped, and the compactions the agent itself made."""
+    if loaded.compactions:
+        lines = "\n".join(f"- {line}" for line in loaded.compactions)
+        st.info(
+            f"The agent compacted this session itself {len(loaded.compactions)} time(s); "
+            f"its summary is kept where the agent continued from it:\n{lines}"
+        )
+    if not loaded.report:
+        return
+    summary, *skipped = loaded.report
+    if not skipped:
+        st.caption(f"Import: {summary}.")
+        return
+    with st.expander(f"Import: {summary}"):
+        # Record kinds come from the file: shown as plain text, never as Markdown.
+        st.text("\n".join(skipped))

@@ -29,6 +29,10 @@ class Loaded:
     source: str  # "sample:<id>", "upload:<name>", "paste"
     warnings: list[str] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)  # a sample's suggested settings
+    # The import report (what was read, imported, skipped by kind) and the agent's own
+    # compactions, as lines for the loader.
+    report: list[str] = field(default_factory=list)
+    compactions: list[str] = field(default_factory=list)
 
 
 def content_hash(messages: list[Message]) -> str:
@@ -44,6 +48,8 @@ def make_loaded(
     source: str,
     warnings: list[str] | None = None,
     settings: dict[str, Any] | None = None,
+    report: list[str] | None = None,
+    compactions: list[str] | None = None,
 ) -> Loaded:
     return Loaded(
         messages=messages,
@@ -53,6 +59,8 @@ def make_loaded(
         source=source,
         warnings=list(warnings or []),
         settings=dict(settings or {}),
+        report=list(report or []),
+        compactions=list(compactions or []),
     )
 
 

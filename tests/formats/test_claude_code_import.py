@@ -422,3 +422,19 @@ def test_the_compacted_claude_code_session_imports_its_whole_logical_history() -
     assert skipped["progress/bash_progress"].count == 293
     assert skipped["file-history-snapshot"].count == 28
     assert conversation.metadata["model"] == "claude-opus-4-6"
+
+
+def test_inspect_prints_the_import_report_and_the_agents_compaction() -> None:
+    from click.testing import CliRunner
+
+    from compaction.cli import main
+
+    path = corpus_file("claudecode-spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl")
+    result = CliRunner().invoke(main, ["inspect", str(path)], catch_exceptions=False)
+    assert result.exit_code == 0
+    assert "import            1,863 record(s) read, 491 imported, 1,372 skipped" in result.output
+    assert "  skipped         progress/hook_progress ×1,032: not conversation" in result.output
+    assert (
+        "agent compaction  message 229: claude-code, auto, 167,094 tokens before; summary "
+        "readable, line 1256"
+    ) in result.output

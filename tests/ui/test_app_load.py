@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import pytest
 from app_helpers import click, metrics, open_app, shown_texts
 
 from compaction.samples import list_samples
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 
 
 def test_sample_picker_loads_with_description_and_suggested_settings() -> None:
@@ -87,3 +91,20 @@ def test_pasted_json_loads_and_bad_paste_errors() -> None:
     # Message text is shown as plain text (st.text or st.code), never as markdown or HTML.
     assert "<script>alert(1)</script>" in shown_texts(at)
     assert not any("<script>" in str(m.value) for m in at.markdown)
+
+
+def test_the_app_loader_shows_the_import_report_and_the_agents_compaction() -> None:
+    path = CORPUS / "claudecode-spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+    if not path.is_file():
+        pytest.skip(f"the shared corpus is absent ({CORPUS})")
+    at = open_app()
+    at.file_uploader(key="load_upload").set_value((path.name, path.read_bytes(), "text/plain"))
+    at.run()
+    assert not at.exception
+    assert any(
+        "compacted this session itself 1 time(s)" in str(info.value)
+        and "message 229: claude-code, auto, 167,094 tokens before" in str(info.value)
+        for info in at.info
+    )
+    assert any("1,863 record(s) read" in str(e.label) for e in at.expander)
+    assert any("progress/hook_progress ×1,032" in str(t.value) for t in at.text)
