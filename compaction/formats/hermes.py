@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from compaction.formats.common import first_user_text
-from compaction.formats.conversation import Conversation
+from compaction.formats.conversation import Conversation, RecordedCompaction
 from compaction.formats.openai import clean_messages
 from compaction.formats.source import Document
 from compaction.summary import SUMMARY_PREFIX
@@ -50,6 +50,15 @@ def load(doc: Document) -> list[Conversation]:
     ]
     if summaries:
         metadata["previous_summary_indices"] = summaries
+    # hermes writes no trigger or token count beside its summaries.
+    compactions = [
+        RecordedCompaction(
+            position=index,
+            agent=NAME,
+            summary=str(messages[index]["content"]).split("\n", 1)[-1],
+        )
+        for index in summaries
+    ]
     duplicates = sum(
         1
         for m in messages
@@ -66,5 +75,6 @@ def load(doc: Document) -> list[Conversation]:
             metadata=metadata,
             tools=tools,
             warnings=warnings,
+            compactions=compactions,
         )
     ]

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from compaction.formats.common import as_text, grouped_skips, normalise_call, tool_message
+from compaction.formats.common import (
+    as_text,
+    grouped_skips,
+    normalise_call,
+    report_of,
+    tool_message,
+)
 from compaction.formats.conversation import Conversation
 from compaction.formats.source import Document
 from compaction.messages import Message
@@ -102,6 +108,10 @@ def _instance(value: dict[str, Any], line: int) -> Conversation:
         metadata=info,
         tools=tools,
         warnings=warnings,
+        # Event ids stand in for lines: one instance is one JSONL line.
+        report=report_of(
+            len(value["history"]), skipped, "OpenHands bookkeeping, not sent to the model"
+        ),
     )
 
 

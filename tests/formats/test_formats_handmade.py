@@ -51,6 +51,10 @@ def test_hermes_session_prepends_system_prompt_and_keeps_previous_summary() -> N
     assert conversation.messages[0]["content"] == "You are Hermes, a helpful agent."
     assert conversation.messages[1]["content"].startswith(SUMMARY_PREFIX.split("]")[0])
     assert conversation.metadata["previous_summary_indices"] == [1]
+    # hermes' in-session summary is a compaction its agent made, recorded as such.
+    (compaction,) = conversation.compactions
+    assert (compaction.position, compaction.agent, compaction.trigger) == (1, "hermes", "unknown")
+    assert compaction.summary == conversation.messages[1]["content"].split("\n", 1)[1]
     assert conversation.metadata["deduplicated_tool_outputs"] == 1
     assistant = conversation.messages[3]
     assert assistant["reasoning"] == "Use df."
