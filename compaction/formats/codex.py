@@ -249,8 +249,9 @@ def _replay_end(records: list[dict[str, Any]]) -> tuple[int, str] | None:
 
     The replay starts right after the thread's own `session_meta` (line 1) with the parent's
     `session_meta`. Its end is found, in order of reliability:
-    1. the handed-over task: the first user message whose text is the task a replayed
-       `spawn_agent` call handed over (its `message` argument);
+    1. the handed-over task: the last user message whose text is the task an earlier
+       `spawn_agent` call handed over (its `message` argument; the last, since a parent that was
+       itself a forked subagent replays its own handed-over task too);
     2. the first `task_started` that comes after a pause (>= 250 ms) in the fork-time stamps:
        the replay is written in one burst, the thread's own turns start later.
     Either way the boundary then moves back over the records that open that turn (task_started,
@@ -271,8 +272,8 @@ def _replay_end(records: list[dict[str, Any]]) -> tuple[int, str] | None:
         ):
             text = _message_text(payload).strip()
             if text and any(text == task or text.startswith(task) for task in tasks):
+                # The last one: a parent that was itself forked replays its own handed task.
                 anchor, how = index, "the user message holding the task handed over"
-                break
     if anchor is None:
         for index in range(2, len(records)):
             record = records[index]

@@ -83,7 +83,6 @@ def _is_message_record(record: Any) -> bool:
         isinstance(record, dict)
         and isinstance(record.get("id"), str)
         and isinstance(record.get("type"), str)
-        and "content" in record
     )
 
 

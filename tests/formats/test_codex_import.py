@@ -521,6 +521,23 @@ def test_forked_thread_skips_the_replayed_parent_history() -> None:
         assert conversation.metadata["session_id"] == "child"
 
 
+def test_a_thread_forked_from_a_forked_thread_skips_the_whole_replay() -> None:
+    # The parent was itself a forked subagent: its replayed part holds its own handed-over task.
+    text = _forked(True)
+    lines = text.splitlines()
+    handed = _fn("spawn0", name="spawn_agent", message="Parent task: coordinate the batches.")
+    inserted = [
+        json.dumps(handed),
+        json.dumps(_msg("user", "Parent task: coordinate the batches.")),
+    ]
+    text = "\n".join([*lines[:2], *inserted, *lines[2:]]) + "\n"
+    conversation = load_conversation(text)
+    assert roles(conversation) == ["system", "user", "assistant"]
+    assert conversation.messages[1]["content"].startswith("Write the tests")
+    assert conversation.report is not None
+    assert conversation.report.skipped["replayed parent history"].count == 10
+
+
 def test_compacted_record_is_recorded_where_the_compacted_context_begins() -> None:
     usage = {"input_tokens": 5000, "output_tokens": 40, "total_tokens": 5040}
     compacted = _line(
