@@ -27,6 +27,8 @@ How the items map:
   encrypted `compaction` item, so `summary` is None. `tokens_before` is the last `token_count`
   before it (`last_token_usage.input_tokens`). The trigger is "manual" when the compaction is a
   turn of its own (a task that holds nothing but the compaction, as `/compact` runs), else "auto".
+- Early rollouts (before the envelope): a `{id, timestamp, instructions}` header line, then bare
+  items and `{"record_type": "state"}` markers; they are read as the enveloped form.
 - A forked subagent rollout (first `session_meta` has `forked_from_id` and `source.subagent`)
   replays the parent's history after its own meta: the parent's `session_meta`, then the parent's
   items, all stamped at the fork time. Only the thread's own part is imported; the replay is
@@ -36,6 +38,7 @@ How the items map:
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -94,8 +97,41 @@ def sniff(doc: Document) -> tuple[bool, str]:
         r for r in doc.records if r.get("type") in LINE_TYPES and isinstance(r.get("payload"), dict)
     ]
     if not any(r.get("type") == "response_item" for r in typed):
+        if _is_legacy(doc.records):
+            return True, "an early rollout: a `{id, timestamp}` header, then bare response items"
         return False, "no `response_item` lines with a `payload`"
     return True, f"{len(typed)} `{{type, payload}}` lines including `response_item`"
+
+
+def _is_legacy(records: list[Any]) -> bool:
+    """The early rollout shape (before the `{timestamp, type, payload}` envelope): a header
+    `{id, timestamp, instructions?}`, then bare Responses-API items and `{record_type: state}`."""
+    if not records or not isinstance(records[0], dict):
+        return False
+    header = records[0]
+    if "id" not in header or "timestamp" not in header or "type" in header:
+        return False
+    kinds = ("message", *CALL_ITEMS, *OUTPUT_ITEMS, "reasoning")
+    items = [r for r in records[1:] if r.get("type") in kinds and "payload" not in r]
+    other = len(records) - 1 - len(items) - sum(1 for r in records[1:] if "record_type" in r)
+    return any(r.get("type") == "message" and "role" in r for r in items) and other <= max(
+        1, len(records) // 10
+    )
+
+
+def _envelope(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Early rollout records in the envelope shape, so one importer reads both."""
+    header = dict(records[0])
+    instructions = header.pop("instructions", None)
+    if isinstance(instructions, str) and instructions.strip():
+        header["base_instructions"] = {"text": instructions}
+    wrapped = [{"timestamp": header.get("timestamp"), "type": "session_meta", "payload": header}]
+    for record in records[1:]:
+        if "record_type" in record:
+            wrapped.append({"type": f"record_type/{record['record_type']}", "payload": record})
+        else:
+            wrapped.append({"type": "response_item", "payload": record})
+    return wrapped
 
 
 def _payload(record: dict[str, Any]) -> dict[str, Any]:
@@ -292,6 +328,8 @@ def _replay_end(records: list[dict[str, Any]]) -> tuple[int, str] | None:
 
 
 def load(doc: Document) -> list[Conversation]:
+    if not any(r.get("type") == "response_item" for r in doc.records) and _is_legacy(doc.records):
+        doc = replace(doc, records=_envelope(doc.records))
     return [_Importer(doc).run()]
 
 
@@ -386,7 +424,12 @@ class _Importer:
         elif kind == "response_item":
             self.item(line, payload)
         else:
-            self.skip(kind, "record type with no chat equivalent", line)
+            reason = (
+                "an early rollout's state marker"
+                if kind.startswith("record_type/")
+                else "record type with no chat equivalent"
+            )
+            self.report.skip(kind, reason, line)
 
     def session_meta(self, index: int, line: int, payload: dict[str, Any]) -> None:
         if index > 0 or self.metadata.get("session_id"):

@@ -607,3 +607,37 @@ def test_a_readable_compaction_summary_and_a_compact_turn_of_its_own() -> None:
     assert recorded.tokens_before is None  # no token_count before it
     assert conversation.report is not None
     assert conversation.report.imported + conversation.report.skipped_total == 8
+
+
+def test_an_early_rollout_without_the_envelope() -> None:
+    text = _rollout(
+        {"id": "old-1", "timestamp": "2025-05-01T10:00:00Z", "instructions": "Be careful."},
+        {"record_type": "state"},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+        {
+            "type": "function_call",
+            "name": "shell",
+            "arguments": '{"command":["ls"]}',
+            "call_id": "c1",
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "c1",
+            "output": '{"output":"a.txt\\n","metadata":{"exit_code":0,"duration_seconds":0.1}}',
+        },
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "One file."}],
+        },
+    )
+    assert detect_format(text).name == "codex"
+    conversation = load_conversation(text)
+    assert roles(conversation) == ["system", "user", "assistant", "tool", "assistant"]
+    assert conversation.messages[0]["content"] == "Be careful."
+    assert conversation.messages[3]["content"] == "Exit code: 0 · Duration: 0.1s\na.txt\n"
+    assert conversation.metadata["session_id"] == "old-1"
+    report = conversation.report
+    assert report is not None
+    assert report.skipped["record_type/state"].lines == [2]
+    assert report.imported + report.skipped_total == report.records == 6
