@@ -366,6 +366,11 @@ class _Importer:
         records = self.records
         first = _payload(records[0]) if records and records[0].get("type") == "session_meta" else {}
         skip_until = 0
+        if first.get("forked_from_id") and not _is_forked_subagent(first):
+            self.warnings.append(
+                f"forked from thread {first['forked_from_id']}: the history the fork copied from "
+                "it is part of this conversation and is imported"
+            )
         if first and _is_forked_subagent(first):
             found = _replay_end(records)
             if found is None:
