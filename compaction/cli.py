@@ -34,3 +34,6 @@ main.add_command(eval_command)
 from compaction.commands.sweep import sweep_command  # noqa: E402
 
 main.add_command(sweep_command)
+from compaction.commands.sessions import sessions_command  # noqa: E402
+
+main.add_command(sessions_command)

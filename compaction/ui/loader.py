@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -19,6 +20,13 @@ from compaction.formats import load_conversations
 from compaction.formats.conversation import Conversation
 from compaction.samples import Sample, list_samples, load_sample
 from compaction.tokens import make_counter
+from compaction.ui.machine_sessions import (
+    SOURCE_PREFIX,
+    load_local,
+    remember_followed,
+    render_follow,
+    render_machine_tab,
+)
 from compaction.ui.params import apply_sample_settings
 from compaction.ui.state import Loaded, get_loaded, make_loaded, set_loaded
 
@@ -166,6 +174,18 @@ def _upload_tab() -> None:
         st.rerun()
 
 
+def _open_local(path: Path) -> None:
+    """Load a session from this machine (the "On this machine" tab, and each follow reload)."""
+    try:
+        conversation = load_local(path)
+    except _IMPORT_ERRORS as exc:
+        st.session_state[LOAD_ERROR_KEY] = f"Could not import {path}: {exc}"
+        return
+    remember_followed(path)
+    set_loaded(_from_conversation(conversation, f"{SOURCE_PREFIX}{path}", None))
+    _link_sample(None)
+
+
 def _paste_clicked() -> None:
     text = str(st.session_state.get("load_paste") or "").strip()
     if not text:
@@ -214,7 +234,9 @@ def render_loader() -> Loaded | None:
         _warm_up()
     label = "Load a conversation" if loaded is None else f"Loaded: {loaded.title} — load another"
     with st.expander(label, expanded=loaded is None):
-        sample_tab, upload_tab, paste_tab = st.tabs(["Sample", "Upload", "Paste JSON"])
+        sample_tab, upload_tab, machine_tab, paste_tab = st.tabs(
+            ["Sample", "Upload", "On this machine", "Paste JSON"]
+        )
         with sample_tab:
             samples = _samples()
             if samples:
@@ -231,6 +253,8 @@ def render_loader() -> Loaded | None:
                 st.info("No sample sessions were found next to the package (sample_sessions/).")
         with upload_tab:
             _upload_tab()
+        with machine_tab:
+            render_machine_tab(_open_local)
         with paste_tab:
             st.text_area("Conversation JSON", key="load_paste", height=150)
             st.button("Load pasted JSON", key="load_paste_btn", on_click=_paste_clicked)
@@ -238,6 +262,7 @@ def render_loader() -> Loaded | None:
         st.error(error)
     loaded = get_loaded()
     if loaded is not None:
+        render_follow(loaded, _open_local)
         _render_import_report(loaded)
     if loaded is not None and loaded.warnings:
         shown = loaded.warnings[:MAX_WARNINGS_SHOWN]

@@ -1,0 +1,77 @@
+"""AppTest of the loader's "On this machine" source: the table, opening a session, following it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from app_helpers import click, open_app
+
+from compaction.formats.local_sessions import ROOTS
+
+
+def _record(kind: str, uuid: str, parent: str | None, text: str) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": kind, "content": text}
+    if kind == "assistant":
+        message = {"role": kind, "id": f"m-{uuid}", "content": [{"type": "text", "text": text}]}
+    return {
+        "type": kind,
+        "uuid": uuid,
+        "parentUuid": parent,
+        "sessionId": "live",
+        "cwd": "/home/me/live-project",
+        "message": message,
+    }
+
+
+@pytest.fixture
+def live_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A Claude Code session under a temporary root; every other agent's root is empty."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    for root in ROOTS:
+        monkeypatch.setenv(root.variable, str(tmp_path / "roots" / root.agent))
+    folder = tmp_path / "roots" / "claude-code" / "-home-me-live-project"
+    folder.mkdir(parents=True)
+    path = folder / "live.jsonl"
+    records = [
+        _record("user", "a", None, "start the live task"),
+        _record("assistant", "b", "a", "working on it"),
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def test_a_session_on_this_machine_opens_and_is_followed_as_it_grows(live_session: Path) -> None:
+    at = open_app()
+    assert any(
+        "/home/me/live-project" in list(frame.value.get("project", [])) for frame in at.dataframe
+    )
+    at.text_input(key="machine_query").set_value("live-project")
+    at.run()
+    assert at.selectbox(key="machine_pick").value == str(live_session)
+    click(at, "machine_count")
+    table = at.dataframe[0].value
+    assert list(table["messages"]) == [2]
+    click(at, "machine_open")
+    assert at.session_state["_machine_followed"][0] == str(live_session)
+    assert at.session_state["loaded_conversation"].title == "start the live task"
+    at.toggle(key="machine_follow").set_value(True)
+    at.run()
+    assert not at.exception
+    # The agent writes a new turn: the next run (the fragment's poll) reloads the session.
+    with live_session.open("a") as handle:
+        handle.write(json.dumps(_record("user", "c", "b", "and now the follow-up")) + "\n")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    loaded = at.session_state["loaded_conversation"]
+    assert [m["content"] for m in loaded.messages][-1] == "and now the follow-up"
+    assert any("3 messages" in str(metric.value) or metric.value == "3" for metric in at.metric)
+
+
+def test_no_sessions_says_where_it_looked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for root in ROOTS:
+        monkeypatch.setenv(root.variable, str(tmp_path / "nothing" / root.agent))
+    at = open_app()
+    assert any("No agent sessions were found on this machine" in str(i.value) for i in at.info)
