@@ -1,0 +1,83 @@
+"""A live agent session in a real browser: open it from "On this machine" and follow it as the
+agent writes (the file grows; the page reloads it by itself, with no click)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_helpers import AppServer, open_app, screenshot, start_app, stop_app, wait_idle
+from playwright.sync_api import Page, expect
+
+from compaction.formats.local_sessions import ROOTS
+
+pytestmark = pytest.mark.e2e
+
+TIMEOUT_MS = 90_000
+
+
+def _record(kind: str, uuid: str, parent: str | None, text: str) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": kind, "content": text}
+    if kind == "assistant":
+        message = {"role": kind, "id": f"m-{uuid}", "content": [{"type": "text", "text": text}]}
+    return {
+        "type": kind,
+        "uuid": uuid,
+        "parentUuid": parent,
+        "sessionId": "live",
+        "cwd": "/home/me/live-project",
+        "message": message,
+    }
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[tuple[AppServer, Path]]:
+    """The app with every agent root under tmp_path, and one Claude Code session in it."""
+    roots = {root.variable: str(tmp_path / "roots" / root.agent) for root in ROOTS}
+    folder = tmp_path / "roots" / "claude-code" / "-home-me-live-project"
+    folder.mkdir(parents=True)
+    session = folder / "live.jsonl"
+    records = [
+        _record("user", "a", None, "start the live task"),
+        _record("assistant", "b", "a", "working on it"),
+    ]
+    session.write_text("".join(json.dumps(r) + "\n" for r in records))
+    env = {**roots, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    try:
+        process, server = start_app(tmp_path, env_extra=env)
+    except RuntimeError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    try:
+        yield server, session
+    finally:
+        stop_app(process)
+
+
+def _metric(page: Page, label: str) -> Any:
+    return page.locator("[data-testid='stMetric']").filter(has_text=label)
+
+
+def test_a_followed_session_shows_the_agents_new_turn(page: Page, live: Any) -> None:
+    server, session = live
+    open_app(page, server.url)
+    page.get_by_role("tab", name="On this machine").click()
+    expect(page.get_by_text("1 of 1 session(s), newest first", exact=False)).to_be_visible()
+    page.locator("[data-testid='stButton'] button").filter(has_text="Open session").click()
+    expect(page.get_by_text("Loaded: start the live task", exact=False)).to_be_visible(
+        timeout=TIMEOUT_MS
+    )
+    wait_idle(page)
+    expect(_metric(page, "Head messages")).to_contain_text("2")
+    page.get_by_text("Follow: reload when the agent writes to this session").click()
+    expect(page.get_by_text("no change since it was loaded", exact=False)).to_be_visible(
+        timeout=TIMEOUT_MS
+    )
+    # The agent writes its next turn; nobody touches the page.
+    with session.open("a") as handle:
+        handle.write(json.dumps(_record("user", "c", "b", "and now the follow-up")) + "\n")
+    expect(_metric(page, "Head messages")).to_contain_text("3", timeout=TIMEOUT_MS)
+    assert page.locator("[data-testid='stException']").count() == 0
+    screenshot(page, "follow-live-session")
