@@ -45,10 +45,14 @@ st.caption(
 st.plotly_chart(sawtooth_chart(timeline), key="sawtooth")
 if over := [event for event in timeline.events if event.over_window]:
     numbers = ", ".join(f"#{event.number}" for event in over)
+    reason = (
+        "the system prompt and the latest request alone do not fit, and they are never cut"
+        if any(event.request_exceeds_window for event in over)
+        else "these events were skipped, so nothing was compacted or cut"
+    )
     st.warning(
         f"After event(s) {numbers} the context is still over the {timeline.window:,}-token "
-        "window, so a model with this window would reject the request: compaction keeps the "
-        "protected head and tail whole, and here they alone do not fit."
+        f"window, so a model with this window would reject the request: {reason}."
     )
 if not timeline.events:
     st.info(

@@ -1,4 +1,10 @@
-"""Compactor: runs the five phases and keeps what must survive between compactions.
+"""Compactor: runs the five phases and Fit, and keeps what must survive between compactions.
+
+Every compaction that runs ends with the Fit step (phases/fit.py): the result is at most
+`context_length` tokens unless the system message and the latest request alone exceed it, which
+the result then says (`result.fit.cannot_fit`). A conversation of nothing but tool results (every
+one an orphan, which Phase 5 must remove) raises InvalidConversationError: nothing of it would
+survive, and an empty list is no conversation to send.
 
 State across calls — the last summary, the ineffective-compaction count — is what stops an agent
 from thrashing: after `max_ineffective` compactions in a row that freed little, automatic
@@ -12,14 +18,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from compaction.config import CompactionConfig
-from compaction.errors import ConfigError
+from compaction.errors import ConfigError, InvalidConversationError
 from compaction.message_input import validate_messages
 from compaction.messages import Message
 from compaction.phases.assemble import assemble
-from compaction.phases.boundaries import boundaries_phase
+from compaction.phases.boundaries import boundaries_phase, find_head_end
 from compaction.phases.cleanup import cleanup
+from compaction.phases.fit import fit_phase
 from compaction.phases.prune import counts_after, prune
-from compaction.phases.summarize import SummaryOutcome, summarize_phase
+from compaction.phases.summarize import SummaryOutcome, split_merged_summaries, summarize_phase
 from compaction.result import FATE_ORDER, KEPT, CompactionResult, OrphanFix, PhaseResult
 from compaction.summarizers.base import OnToken, Summarizer
 from compaction.summarizers.extractive import ExtractiveSummarizer
@@ -39,6 +46,10 @@ SUMMARY_NOT_WORTH_IT = (
 )
 NEW_SESSION_SUGGESTION = (
     "Compaction keeps freeing little context: consider starting a new session (/new)."
+)
+NOTHING_SURVIVES = (
+    "nothing of the conversation survives compaction: every message is a tool result whose call "
+    "is not in the conversation, and such orphan results are removed (a provider rejects them)"
 )
 
 
@@ -108,18 +119,30 @@ class Compactor:
             if reason is not None:
                 return self._skipped(checked, [], tokens_before, reason, base)
 
-        pruned = prune(checked, config, self.counter, tokens)
-        pruned_tokens = counts_after(pruned, tokens, self.counter)
+        if all(message.get("role") == "tool" for message in checked):
+            raise InvalidConversationError(NOTHING_SURVIVES)
+
+        # Phase 3 step 1, done first so every phase sees it: a message an earlier compaction
+        # merged the summary into is that message again (its summary is the previous summary).
+        head_end = find_head_end(checked, config.protect_first_n)
+        working, merged_previous = split_merged_summaries(checked, head_end)
+        merged_at = {index for index, _ in merged_previous}
+        work_tokens = [
+            self.counter.count_message(working[i]) if i in merged_at else count
+            for i, count in enumerate(tokens)
+        ]
+        pruned = prune(working, config, self.counter, work_tokens)
+        pruned_tokens = counts_after(pruned, work_tokens, self.counter)
         bounds_phase, bounds = boundaries_phase(pruned.messages, pruned_tokens, config)
         bounds_phase.tokens_before = bounds_phase.tokens_after = pruned.tokens_after
-        if bounds.tail_start <= bounds.head_end:
+        if bounds.middle_is_empty:
             if pruned.fates:
                 # Phase 1 shrank the old outputs so far that everything after the head now fits
                 # the tail budget: nothing is left to summarise, but the pruning is real savings.
-                # (Skipping here would make a smaller tail budget compact *less*.)
-                cleaned, fixes = cleanup(
-                    pruned.messages, pruned.origins, config.orphan_strategy, checked
-                )
+                # (Skipping here would make a smaller tail budget compact *less*.) A merged
+                # summary keeps its place: nothing replaces it.
+                kept = _restore(pruned.messages, checked, merged_at)
+                cleaned, fixes = cleanup(kept, pruned.origins, config.orphan_strategy, checked)
                 cleaned.tokens_before = pruned.tokens_after
                 cleaned.tokens_after = self.counter.count_messages(cleaned.messages)
                 cleaned.details["note"] = PRUNE_ONLY_NOTE
@@ -142,10 +165,10 @@ class Compactor:
             skipped.fates = final_fates(len(checked), [cleaned])
             return skipped
 
-        middle_tokens = sum(pruned_tokens[bounds.head_end : bounds.tail_start])
+        middle_tokens = sum(pruned_tokens[index] for index in bounds.middle)
         summary_phase, outcome, taken_out = summarize_phase(
             pruned.messages,
-            checked,
+            working,
             bounds.head_end,
             bounds.tail_start,
             middle_tokens,
@@ -155,6 +178,9 @@ class Compactor:
             focus=focus,
             on_token=on_token,
             fallback_summarizer=self._fallback_summarizer,
+            pinned=bounds.pinned,
+            merged_previous=merged_previous,
+            counter=self.counter,
         )
         summary_phase.tokens_before = summary_phase.tokens_after = pruned.tokens_after
         tail_taken_out = {i for i in taken_out if i >= bounds.tail_start}
@@ -166,6 +192,8 @@ class Compactor:
             outcome.text,
             is_marker=outcome.summary is None,
             excluded=tail_taken_out,
+            pinned=bounds.pinned,
+            orphan_strategy=config.orphan_strategy,
         )
         assembled.tokens_before = pruned.tokens_after
         assembled.tokens_after = self.counter.count_messages(assembled.messages)
@@ -180,8 +208,9 @@ class Compactor:
             # the pruned conversation is the result, and Phase 3 shows the summary as discarded.
             # (Only against the input: a summary larger than the *pruned* middle is still worth
             # it, since it carries the errors and facts that Phase 1 cut to one line.)
+            kept = _restore(pruned.messages, checked, merged_at)
             unsummarised, unsummarised_fixes = cleanup(
-                pruned.messages, pruned.origins, config.orphan_strategy, checked
+                kept, pruned.origins, config.orphan_strategy, checked
             )
             unsummarised.tokens_before = pruned.tokens_after
             unsummarised.tokens_after = self.counter.count_messages(unsummarised.messages)
@@ -213,9 +242,17 @@ class Compactor:
         outcome: SummaryOutcome | None,
         base: dict[str, Any],
     ) -> CompactionResult:
-        """Savings, the anti-thrash count and the result, for every compaction that ran."""
+        """Fit, savings, the anti-thrash count and the result, for every compaction that ran."""
         config = self.config
-        tokens_after = cleaned.tokens_after
+        fitted, fit = fit_phase(
+            cleaned.messages,
+            cleaned.origins,
+            config.context_length,
+            self.counter,
+            tokens_before=cleaned.tokens_after,
+        )
+        phases = [*phases, fitted]
+        tokens_after = fitted.tokens_after
         savings = (tokens_before - tokens_after) / tokens_before * 100 if tokens_before else 0.0
         ineffective = savings < config.ineffective_savings_pct
         self.ineffective_count = self.ineffective_count + 1 if ineffective else 0
@@ -232,7 +269,7 @@ class Compactor:
         )
         summary_details = phases[2].details if outcome is not None else {}
         return CompactionResult(
-            messages=cleaned.messages,
+            messages=fitted.messages,
             phases=phases,
             tokens_before=tokens_before,
             tokens_after=tokens_after,
@@ -244,6 +281,7 @@ class Compactor:
             ineffective_count=self.ineffective_count,
             suggestion=suggestion,
             iterative=bool(summary_details.get("iterative")),
+            fit=fit,
             **base,
         )
 
@@ -305,6 +343,16 @@ def nothing_to_compress_reason(fixes: Sequence[OrphanFix]) -> str:
     if more > 0:
         shown += f"; and {more} more (see orphan_fixes)"
     return f"{NOTHING_TO_COMPRESS}, but the input was repaired: {shown}"
+
+
+def _restore(
+    messages: list[Message], originals: Sequence[Message], indices: set[int]
+) -> list[Message]:
+    """`messages` with the messages at `indices` as they were given (Phase 1 never touches the
+    user and assistant texts a merged summary lives in, so nothing else is lost)."""
+    if not indices:
+        return messages
+    return [originals[i] if i in indices else m for i, m in enumerate(messages)]
 
 
 def final_fates(count: int, phases: Sequence[PhaseResult]) -> dict[int, str]:

@@ -9,7 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from compaction.summary import SUMMARY_PREFIX
+from compaction.summary import is_summary_text
 
 Message = dict[str, Any]
 
@@ -139,8 +139,9 @@ def prepend_text(content: Any, text: str, separator: str = "\n\n") -> Any:
 
 
 def is_summary_message(message: Message) -> bool:
-    """True when the message is (or starts with) an earlier compaction summary."""
-    return content_text(message).startswith(SUMMARY_PREFIX)
+    """True when the message is an earlier compaction summary and nothing else (a summary merged
+    into a user's message leaves that message the user's: see summary.summary_parts)."""
+    return is_summary_text(content_text(message))
 
 
 def last_user_index(messages: Sequence[Message], start: int = 0) -> int | None:

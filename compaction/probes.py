@@ -24,7 +24,7 @@ from typing import Any
 from compaction.messages import Message, call_arguments, call_name, parse_arguments, tool_calls
 from compaction.messages import content_text as _content_text
 from compaction.probe_patterns import collapse, cut, error_lines, identifiers
-from compaction.summary import SUMMARY_PREFIX
+from compaction.summary import is_summary_text
 from compaction.tool_summaries import tool_kind
 
 CATEGORIES: tuple[str, ...] = (
@@ -127,7 +127,7 @@ def user_text(message: Message) -> str:
 
 
 def _is_summary(message: Message) -> bool:
-    return _content_text(message).startswith(SUMMARY_PREFIX)
+    return is_summary_text(_content_text(message))
 
 
 def _strings(value: Any) -> Iterator[str]:

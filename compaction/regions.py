@@ -41,10 +41,11 @@ class RegionPlan:
 
     def region_counts(self) -> dict[str, int]:
         b = self.boundaries
+        middle = len(b.middle)
         return {
             "head": b.head_end,
-            "middle": b.tail_start - b.head_end,
-            "tail": len(self.messages) - b.tail_start,
+            "middle": middle,
+            "tail": len(self.messages) - b.head_end - middle,  # the pinned request included
         }
 
 

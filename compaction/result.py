@@ -1,4 +1,5 @@
-"""What a compaction produced: the final messages and a PhaseResult for each of the five phases.
+"""What a compaction produced: the final messages and a PhaseResult for each of the five phases
+and the Fit step that follows them.
 
 What happened to each message is recorded here, keyed by its index in the input (its *fate*), and
 never as metadata keys inside the messages: the output is clean and ready to send to a provider.
@@ -7,10 +8,13 @@ never as metadata keys inside the messages: the output is clean and ready to sen
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compaction.messages import Message
 from compaction.summary import Summary
+
+if TYPE_CHECKING:
+    from compaction.phases.fit import FitReport
 
 # Fates: what a phase did to an input message.
 KEPT = "kept"
@@ -25,6 +29,8 @@ REMOVED = "removed"  # an orphan tool result (Phase 5)
 MOVED = "moved"  # a tool result moved next to its call (Phase 5)
 STUBBED = "stubbed"  # this message's call received a stub result (Phase 5)
 STRIPPED = "stripped"  # this message lost a call that had no result (Phase 5)
+PINNED = "pinned"  # the latest request, kept verbatim right after the summary (Phase 2/4)
+CUT_TO_FIT = "cut_to_fit"  # a part of this message was cut so the result fits the window (Fit)
 
 #: The order in which a message's fates are reported when several phases touched it.
 FATE_ORDER = (
@@ -35,14 +41,17 @@ FATE_ORDER = (
     SUMMARISED,
     STRIPPED,
     STUBBED,
+    CUT_TO_FIT,
     ARGS_TRUNCATED,
     MERGED,
+    PINNED,
     MOVED,
     NOTE_ADDED,
     KEPT,
 )
 
-PHASE_NAMES = ("prune", "boundaries", "summarize", "assemble", "cleanup")
+#: The five phases and the Fit step after them, in the order they run.
+PHASE_NAMES = ("prune", "boundaries", "summarize", "assemble", "cleanup", "fit")
 
 
 _FIX_ACTIONS = {
@@ -118,7 +127,8 @@ class PhaseResult:
 
 @dataclass
 class CompactionResult:
-    """The whole run: final messages, the five phases, the summary, fixes and the figures."""
+    """The whole run: final messages, the five phases and Fit, the summary, fixes and the
+    figures. `fit` is the Fit step's record (None for a skipped run)."""
 
     messages: list[Message]
     phases: list[PhaseResult]
@@ -138,6 +148,7 @@ class CompactionResult:
     focus: str | None = None
     config: dict[str, Any] = field(default_factory=dict)
     summarizer: str = ""
+    fit: FitReport | None = None
 
     @property
     def savings_pct(self) -> float:
@@ -172,6 +183,7 @@ class CompactionResult:
             "config": self.config,
             "summary": self.summary.to_dict() if self.summary else None,
             "orphan_fixes": [fix.to_dict() for fix in self.orphan_fixes],
+            "fit": self.fit.to_dict() if self.fit is not None else None,
             "fates": {str(k): v for k, v in sorted(self.fates.items())},
             "phases": [p.to_dict(include_messages=include_phase_messages) for p in self.phases],
             "messages": self.messages,

@@ -165,8 +165,68 @@ def parse_summary(text: str) -> Summary:
     return Summary(sections=sections, found_headings=len(bodies))
 
 
-def summary_message_body(content: str) -> str | None:
-    """The summary inside a message that starts with SUMMARY_PREFIX, else None."""
-    if not content.startswith(SUMMARY_PREFIX):
+# -- recognising an earlier compaction in a message --------------------------------------------
+#
+# One place decides what counts as an earlier summary (Phase 3 step 1), so the boundaries, the
+# summariser's scan, the probes and the validator all agree.
+
+#: Claude Code's compact summary opens the continued session's first user message with this.
+CLAUDE_CODE_SUMMARY_OPENING = (
+    "This session is being continued from a previous conversation that ran out of context."
+)
+
+#: The openings a message starts with when it holds an earlier compaction summary: ours (hermes
+#: writes the same prefix) and Claude Code's.
+SUMMARY_OPENINGS: tuple[str, ...] = (SUMMARY_PREFIX, CLAUDE_CODE_SUMMARY_OPENING)
+
+#: Put between the summary and the message it was merged into (Phase 4, when neither role fits),
+#: so a later pass can tell the summary from the message's own text: without it the next
+#: compaction took the whole merged message for the previous summary and the user's own words
+#: (often the latest request) were summarised away.
+MERGE_SEPARATOR = "[END OF CONTEXT COMPACTION SUMMARY — the original message follows]"
+
+
+@dataclass(frozen=True)
+class SummaryParts:
+    """A message holding an earlier summary: the summary body and the message's own text.
+
+    `own_text` is what follows the merge separator ("" when the summary was merged into a message
+    with no text, None when the message is only a summary); `opening` is the opening it was
+    recognised by.
+    """
+
+    body: str
+    own_text: str | None
+    opening: str
+
+
+def summary_parts(content: str) -> SummaryParts | None:
+    """The earlier summary in `content` (a message's text), or None when there is none."""
+    opening = next((o for o in SUMMARY_OPENINGS if content.startswith(o)), None)
+    if opening is None:
         return None
-    return content[len(SUMMARY_PREFIX) :].lstrip("\n")
+    rest = content[len(opening) :]
+    body, separator, own = rest.partition(MERGE_SEPARATOR)
+    own_text = own.strip("\n") if separator else None
+    return SummaryParts(body.strip("\n"), own_text, opening)
+
+
+def summary_message_body(content: str) -> str | None:
+    """The summary inside a message that starts with a summary opening, else None."""
+    parts = summary_parts(content)
+    return None if parts is None else parts.body
+
+
+def is_summary_text(content: str) -> bool:
+    """True when `content` is only an earlier summary (a merged message has its own text too)."""
+    parts = summary_parts(content)
+    return parts is not None and parts.own_text is None
+
+
+def strip_summary_prefix(text: str) -> str:
+    """A summariser's answer without a leading copy of the prefix (models often echo it), so the
+    assembled message never carries the prefix twice."""
+    stripped = text.lstrip()
+    while stripped.startswith(SUMMARY_PREFIX):
+        stripped = stripped[len(SUMMARY_PREFIX) :].lstrip()
+    return stripped if stripped != text.lstrip() else text

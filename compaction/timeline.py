@@ -13,6 +13,10 @@ When compaction may run (the rule, documented because it decides where events la
   the model, so it does not compact either; it compacts once the group's last result is in.
   (A call whose result never comes does not block compaction: the next non-tool message ends the
   group, and Phase 5 stubs the missing result.)
+- Over the window, compaction runs even while anti-thrash suspends it (`forced` on the event):
+  the provider would reject the call, and an agent compacts on that error. Every compaction that
+  runs ends with Fit, so no turn after one is over the window — unless the system prompt and the
+  latest request alone exceed it, which the event says (`request_exceeds_window`, `cannot_fit`).
 
 Cost is linear in the session plus the compactions: a running token total is kept with the shared
 cached counter (only the appended message is counted; after a compaction the total is the
@@ -53,6 +57,7 @@ class Step:
     tokens: int  # the context at the end of the step (after a compaction that ran)
     context_messages: int
     event: int | None = None  # the index of the compaction event at this step, if any
+    model_call: bool = True  # the agent calls the model after this step (see may_compact_after)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -62,6 +67,7 @@ class Step:
             "tokens": self.tokens,
             "context_messages": self.context_messages,
             "event": self.event,
+            "model_call": self.model_call,
         }
 
 
@@ -89,12 +95,37 @@ class TimelineEvent:
     last_step: int | None = None
     ineffective_pct: float = 10.0
     window: int = 0  # the model's window: a context left above it is one the model rejects
+    #: Run although anti-thrash suspended automatic compaction: the context was over the window.
+    forced: bool = False
 
     @property
     def over_window(self) -> bool:
-        """The context after this event is still larger than the window: a compaction cannot
-        shrink the protected head and tail, so a huge message there outlives it."""
+        """The context after this event is still larger than the window: only when it was
+        skipped, or when the system prompt and the latest request alone exceed the window."""
         return self.window > 0 and self.tokens_after > self.window
+
+    @property
+    def cannot_fit(self) -> str | None:
+        """Why the compaction could not bring the context under the window (None when it did)."""
+        fit = self.result.fit
+        return fit.cannot_fit if fit is not None else None
+
+    @property
+    def request_exceeds_window(self) -> bool:
+        """The system prompt plus the latest request alone are over the window."""
+        fit = self.result.fit
+        return fit is not None and fit.request_exceeds_window
+
+    @property
+    def fit_cuts(self) -> int:
+        fit = self.result.fit
+        return len(fit.cuts) if fit is not None else 0
+
+    @property
+    def largest_fit_cut(self) -> int:
+        """The most characters one Fit cut removed in this compaction."""
+        fit = self.result.fit
+        return fit.largest_cut_chars if fit is not None else 0
 
     @property
     def summary_discarded(self) -> bool:
@@ -136,6 +167,11 @@ class TimelineEvent:
             "ineffective_count": self.ineffective_count,
             "iterative": self.iterative,
             "over_window": self.over_window,
+            "forced": self.forced,
+            "fit_cuts": self.fit_cuts,
+            "largest_fit_cut": self.largest_fit_cut,
+            "cannot_fit": self.cannot_fit,
+            "request_exceeds_window": self.request_exceeds_window,
             "summary": self.summary,
             "duration_s": round(self.duration_s, 6),
         }
@@ -161,6 +197,18 @@ class Timeline:
     def compactions(self) -> list[TimelineEvent]:
         """The events that actually compacted (not skipped)."""
         return [event for event in self.events if not event.skipped]
+
+    def turns_over_window(self) -> list[Step]:
+        """The model calls after the first compaction that ran whose context is over the window
+        (the calls a provider rejects; a step whose tool group is still arriving is no call)."""
+        first = next((event.step for event in self.compactions), None)
+        if first is None:
+            return []
+        return [
+            step
+            for step in self.steps
+            if step.index >= first and step.model_call and step.tokens > self.window
+        ]
 
     def step_rows(self) -> list[dict[str, Any]]:
         """One plain row per step, for a chart or a table."""
@@ -199,6 +247,7 @@ class Timeline:
             "config": self.config.to_dict(),
             "messages": len(self.steps),
             "outcomes": outcomes,
+            "turns_over_window": len(self.turns_over_window()),
             "repairs": list(self.repairs),
             "duration_s": round(self.duration_s, 6),
             "steps": self.step_rows(),
@@ -249,15 +298,23 @@ def simulate(
         running += counter.count_message(message)
         peak = running
         event_number: int | None = None
-        if running >= threshold and may_compact_after(messages, index):
+        model_call = may_compact_after(messages, index)
+        if running >= threshold and model_call:
             suspended = compactor.ineffective_count >= config.max_ineffective
-            if suspended and open_skip is not None and open_skip.skip_reason == INEFFECTIVE_REASON:
+            # Over the window the provider rejects the call: the agent compacts anyway.
+            forced = suspended and running > config.context_length
+            if (
+                suspended
+                and not forced
+                and open_skip is not None
+                and open_skip.skip_reason == INEFFECTIVE_REASON
+            ):
                 # Anti-thrash holds until a manual compaction: the Compactor would skip again.
                 open_skip.attempts += 1
                 open_skip.last_step = index
                 event_number = open_skip.number
             else:
-                event = _compact(compactor, context, index, len(events))
+                event = _compact(compactor, context, index, len(events), forced)
                 if (
                     event.skipped
                     and open_skip is not None
@@ -281,6 +338,7 @@ def simulate(
                 tokens=running,
                 context_messages=len(context),
                 event=event_number,
+                model_call=model_call,
             )
         )
     return Timeline(
@@ -295,9 +353,11 @@ def simulate(
     )
 
 
-def _compact(compactor: Compactor, context: list[Message], step: int, number: int) -> TimelineEvent:
+def _compact(
+    compactor: Compactor, context: list[Message], step: int, number: int, forced: bool = False
+) -> TimelineEvent:
     began = time.perf_counter()
-    result = compactor.compress(context, force=False)
+    result = compactor.compress(context, force=forced)
     return TimelineEvent(
         number=number,
         step=step,
@@ -316,4 +376,5 @@ def _compact(compactor: Compactor, context: list[Message], step: int, number: in
         result=result,
         ineffective_pct=compactor.config.ineffective_savings_pct,
         window=compactor.config.context_length,
+        forced=forced,
     )

@@ -33,7 +33,7 @@ from typing import Any
 from compaction.errors import InvalidConversationError
 from compaction.messages import content_text, image_count
 from compaction.problems import PROVIDERS, RULES, Problem, Provider, Severity, errors, is_valid
-from compaction.summary import SUMMARY_PREFIX
+from compaction.summary import summary_parts
 from compaction.validate_calls import check_calls
 
 __all__ = [
@@ -54,7 +54,7 @@ _KNOWN_ROLES = ("system", "developer", "user", "assistant", "tool")
 
 
 def is_summary(message: dict[str, Any]) -> bool:
-    return content_text(message).startswith(SUMMARY_PREFIX)
+    return summary_parts(content_text(message)) is not None
 
 
 def request_messages(request: Any) -> list[Any]:

@@ -60,7 +60,10 @@ def test_compress_to_file_with_report(conversation: Path, tmp_path: Path) -> Non
         "summarize",
         "assemble",
         "cleanup",
+        "fit",
     ]
+    assert data["fit"]["window"] == 2000 and data["fit"]["fits"] is True
+    assert data["fit"]["tokens_after"] == data["tokens_after"] <= 2000
     assert data["config"]["context_length"] == 2000
     assert data["summarizer"] == "extractive"
     assert data["tokens_after"] < data["tokens_before"]

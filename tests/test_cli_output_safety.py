@@ -262,20 +262,9 @@ def test_a_result_over_the_window_warns_but_succeeds(tmp_path: Path) -> None:
     path = tmp_path / "huge.json"
     messages = [
         *session(2),
-        {"role": "user", "content": "Show me the log."},
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {
-                    "id": "call_log",
-                    "type": "function",
-                    "function": {"name": "terminal", "arguments": '{"command": "cat log"}'},
-                }
-            ],
-        },
-        # The newest output sits in the protected tail: no phase may shorten it.
-        {"role": "tool", "tool_call_id": "call_log", "content": "log line\n" * 5_000},
+        # The latest request alone is over the window: Fit never cuts it (issue 21).
+        {"role": "user", "content": "What is wrong here?\n" + "log line\n" * 5_000},
+        {"role": "assistant", "content": "Reading it."},
     ]
     path.write_text(json.dumps(messages), encoding="utf-8")
     out = tmp_path / "out.json"
@@ -285,7 +274,7 @@ def test_a_result_over_the_window_warns_but_succeeds(tmp_path: Path) -> None:
     assert len(warnings) == 1, result.stderr
     assert warnings[0].startswith("warning: the result (")
     assert "still exceeds the model's window (2,000)" in warnings[0]
-    assert "protected head" in warnings[0] and "tail" in warnings[0]
+    assert "the latest user request alone take" in warnings[0]
     assert json.loads(out.read_text(encoding="utf-8"))
 
 

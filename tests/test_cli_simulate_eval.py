@@ -203,6 +203,7 @@ def test_simulate_says_when_a_compaction_leaves_the_context_over_the_window(
     result = CliRunner().invoke(main, ["simulate", str(path), "--context-length", "8000"])
     assert result.exit_code == 0, result.output
     assert "still over the 8,000-token window" in result.output
+    assert "the system prompt and the latest request alone exceed the window" in result.output
     assert "left the context over the window" in result.output.splitlines()[-1]
 
 

@@ -271,12 +271,29 @@ def test_summary_paths_skip_urls_versions_and_attributes() -> None:
 
 
 def test_a_context_left_over_the_window_is_flagged_not_hidden() -> None:
-    # The latest tool output alone is larger than the window: it is in the protected tail, so no
-    # compaction can bring the context under the window, and the events must say so.
+    # The latest request alone is larger than the window: it is never cut, so no compaction can
+    # bring the context under the window, and the events must say so.
     messages = over_window_session()
     config = small_config()
     timeline = simulate(messages, config)
     last = timeline.events[-1]
     assert last.tokens_after > config.context_length
     assert last.over_window and last.to_dict()["over_window"] is True
+    assert last.request_exceeds_window and last.to_dict()["request_exceeds_window"] is True
+    assert "the latest user request alone take" in (last.cannot_fit or "")
     assert all(e.over_window == (e.tokens_after > config.context_length) for e in timeline.events)
+
+
+def test_a_huge_tool_output_in_the_tail_is_cut_to_fit_the_window() -> None:
+    # Issue 21: a tool output larger than the window in the protected tail used to outlive every
+    # compaction; Fit cuts it, so no model call after a compaction is over the window.
+    from timeline_sessions import huge_output_session
+
+    config = small_config()
+    timeline = simulate(huge_output_session(), config)
+    assert timeline.compactions
+    assert timeline.turns_over_window() == []
+    assert not any(event.over_window for event in timeline.compactions)
+    last = timeline.compactions[-1]
+    assert last.fit_cuts >= 1 and last.largest_fit_cut > 0
+    assert timeline.to_dict()["turns_over_window"] == 0

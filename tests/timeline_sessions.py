@@ -104,8 +104,19 @@ def small_config(**overrides: Any) -> CompactionConfig:
 
 
 def over_window_session() -> list[dict[str, Any]]:
-    """coding_session(3), then a tool output larger than small_config()'s 8,000-token window:
-    it sits in the protected tail, so no compaction can bring the context under the window."""
+    """coding_session(3), then a latest request larger than small_config()'s 8,000-token window
+    (the user pasted a whole log): the request is never cut, so no compaction can bring the
+    context under the window (issue 21: the one case that cannot fit)."""
+    return [
+        *coding_session(3),
+        {"role": "user", "content": "What is wrong in this log?\n" + filler("log", 1_200)},
+        {"role": "assistant", "content": "Looking at it now."},
+    ]
+
+
+def huge_output_session() -> list[dict[str, Any]]:
+    """coding_session(3), then a tool output larger than small_config()'s 8,000-token window in
+    the protected tail: Fit cuts it so every compaction leaves the context inside the window."""
     return [
         *coding_session(3),
         {"role": "user", "content": "Dump the whole log."},

@@ -217,7 +217,8 @@ def compress_command(
         err=True,
     )
     if result.tokens_after > config.context_length:
-        click.echo(over_window_warning(result.tokens_after, config), err=True)
+        reason = result.fit.cannot_fit if result.fit is not None else None
+        click.echo(over_window_warning(result.tokens_after, config, reason), err=True)
     if result.suggestion:
         click.echo(result.suggestion, err=True)
     if save:
@@ -230,13 +231,17 @@ def compress_command(
         click.echo(f"saved as run {run_id}", err=True)
 
 
-def over_window_warning(tokens: int, config: CompactionConfig) -> str:
-    """Why a written result can still be too big: compaction only summarises the middle."""
+def over_window_warning(tokens: int, config: CompactionConfig, reason: str | None = None) -> str:
+    """Why a written result can still be too big: a skipped compaction changed nothing, and a
+    compaction that ran fits the window unless the system message and the latest request alone
+    exceed it (Fit never cuts those)."""
+    why = reason or (
+        "nothing was compacted, so the protected head (first "
+        f"{config.protect_first_n} messages) and tail are as they were"
+    )
     return (
         f"warning: the result ({tokens:,} tokens) still exceeds the model's window "
-        f"({config.context_length:,}): the protected head (first {config.protect_first_n} "
-        f"messages) and tail (at least the last {config.min_tail_messages} messages and the "
-        "latest user request) are kept whole, so a huge message there survives compaction"
+        f"({config.context_length:,}): {why}"
     )
 
 

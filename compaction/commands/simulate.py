@@ -22,8 +22,14 @@ from compaction.timeline import OUTCOMES, Timeline, TimelineEvent, simulate
 
 def _note(event: TimelineEvent) -> str:
     note = _what_happened(event)
+    if event.forced:
+        note += " (forced: over the window while anti-thrash suspended compaction)"
+    if event.fit_cuts:
+        note += f"; Fit cut {event.fit_cuts} part(s) to fit the window"
     if event.over_window:
         note += f"; still over the {event.window:,}-token window"
+        if event.request_exceeds_window:
+            note += ": the system prompt and the latest request alone exceed the window"
     return note
 
 
@@ -68,6 +74,9 @@ def closing_line(timeline: Timeline) -> str:
     outcomes = ", ".join(f"{count} {name}" for name, count in counts.items())
     over = sum(1 for event in timeline.events if event.over_window)
     warning = f"; {over} left the context over the window" if over else ""
+    turns = len(timeline.turns_over_window())
+    if turns:
+        warning += f"; {turns} model call(s) after a compaction over the window"
     return (
         f"{len(timeline.events)} events ({outcomes}{warning}); peak context {peak:,} tokens, "
         f"final {final:,}; replayed in {timeline.duration_s:.2f} s"

@@ -7,6 +7,13 @@ opens the conversation and Anthropic requires that first turn to be a user's: it
 or merged into the tail's first turn when that is a user message too. The system message gets a
 one-time note so the model knows its context was compacted and builds on the summary rather than
 re-doing work.
+
+The neighbours that decide the role are the messages that survive Phase 5: a stray tool result at
+the start of the tail is removed (or moved next to its call) by the cleanup, so it is never the
+summary's neighbour, and choosing the role against it broke Anthropic's alternation. A pinned
+request (Phase 2 step 4) goes right after the summary, before the tail: the role is chosen against
+the head and that user turn. A merged summary ends with MERGE_SEPARATOR, so a later pass can give
+the message its own text back (Phase 3 step 1).
 """
 
 from __future__ import annotations
@@ -16,8 +23,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from compaction.messages import Message, append_text, content_text, prepend_text
-from compaction.result import MERGED, NOTE_ADDED, PhaseResult
-from compaction.summary import SUMMARY_PREFIX, SYSTEM_NOTE
+from compaction.phases.cleanup import cleanup
+from compaction.result import MERGED, NOTE_ADDED, PINNED, PhaseResult
+from compaction.summary import MERGE_SEPARATOR, SUMMARY_PREFIX, SYSTEM_NOTE
 
 
 def summary_content(summary_text: str, is_marker: bool) -> str:
@@ -78,6 +86,33 @@ def _leading_system_end(messages: Sequence[Message]) -> int:
     return len(messages)
 
 
+def _survivor_views(
+    head: list[Message], tail: list[Message], orphan_strategy: str | None
+) -> tuple[list[Message], list[Message]]:
+    """Head and tail as Phase 5 will leave them around the summary (the same lists when no
+    strategy is given): a trial cleanup of head + tail, split before the first tail message that
+    stays in place. Tool results before it — moved next to a head call, stubs — join the head;
+    removed ones are gone."""
+    if orphan_strategy is None:
+        return head, tail
+    trial, _ = cleanup([*head, *tail], list(range(len(head) + len(tail))), orphan_strategy)
+    split = len(trial.messages)
+    for position, (message, origin) in enumerate(zip(trial.messages, trial.origins, strict=True)):
+        if origin is not None and origin >= len(head) and message.get("role") != "tool":
+            split = position
+            break
+    return trial.messages[:split], trial.messages[split:]
+
+
+def _merge_target(tail: Sequence[Message]) -> int:
+    """The tail's first real turn: not a system notice, and not a tool result (which Phase 5
+    may remove, taking the summary with it)."""
+    return next(
+        (i for i, m in enumerate(tail) if m.get("role") not in ("system", "developer", "tool")),
+        next((i for i, m in enumerate(tail) if m.get("role") not in ("system", "developer")), 0),
+    )
+
+
 def assemble(
     messages: Sequence[Message],
     origins: Sequence[int | None],
@@ -86,13 +121,21 @@ def assemble(
     summary_text: str,
     is_marker: bool,
     excluded: set[int],
+    *,
+    pinned: int | None = None,
+    orphan_strategy: str | None = None,
 ) -> PhaseResult:
-    """Head + summary + tail. `excluded` are tail indices taken out (earlier summaries)."""
+    """Head + summary (+ pinned request) + tail. `excluded` are tail indices taken out (earlier
+    summaries); `pinned` is the index of the latest request kept right after the summary;
+    with `orphan_strategy`, roles are chosen against what Phase 5 leaves."""
     started = time.perf_counter()
     head = list(messages[:head_end])
     head_origins = list(origins[:head_end])
-    tail = [m for i, m in enumerate(messages[tail_start:], tail_start) if i not in excluded]
-    tail_origins = [o for i, o in enumerate(origins[tail_start:], tail_start) if i not in excluded]
+    positions = [i for i in range(tail_start, len(messages)) if i not in excluded]
+    if pinned is not None:
+        positions.insert(0, pinned)
+    tail = [messages[i] for i in positions]
+    tail_origins = [origins[i] for i in positions]
     fates: dict[int, str] = {}
     details: dict[str, Any] = {}
 
@@ -110,17 +153,20 @@ def assemble(
 
     content = summary_content(summary_text, is_marker)
     # The neighbours that decide the summary's role are the nearest turns as Anthropic sees them
-    # (see _nearest_turn_role): the strictest provider about alternation.
+    # (see _nearest_turn_role): the strictest provider about alternation, among the messages
+    # that survive Phase 5.
+    head_view, tail_view = _survivor_views(head, tail, orphan_strategy)
     # The summary is a turn, so only the head's opening system messages can stay leading: a
     # system message of the tail comes after the summary and is sent as user text...
-    leading_end = _leading_system_end(head)
-    last_head_role = _nearest_turn_role(reversed(list(enumerate(head))), leading_end)
+    leading_end = _leading_system_end(head_view)
+    last_head_role = _nearest_turn_role(reversed(list(enumerate(head_view))), leading_end)
     # ...except when the head holds no turn: then the summary opens the conversation, and it goes
     # after the system messages that open the tail (which stay leading), right before its first
     # turn. Placed ahead of them, it would make them user text beside a user summary.
     insert_at = _leading_system_end(tail) if last_head_role is None else 0
+    view_start = _leading_system_end(tail_view) if last_head_role is None else 0
     first_tail_role = _nearest_turn_role(
-        enumerate(tail[insert_at:], len(head) + insert_at), leading_end
+        enumerate(tail_view[view_start:], len(head_view) + view_start), leading_end
     )
     role, reason = choose_role(last_head_role, first_tail_role)
     details.update(
@@ -131,13 +177,16 @@ def assemble(
             "summary_content": content,
         }
     )
+    pinned_origin = origins[pinned] if pinned is not None else None
+    if pinned_origin is not None:
+        fates[pinned_origin] = PINNED  # (MERGED below when the summary is merged into it)
+    details["pinned_index"] = pinned_origin
     if role is None and tail:
         # Merge into the first real turn of the tail (a system notice is not one).
-        target = next(
-            (i for i, m in enumerate(tail) if m.get("role") not in ("system", "developer")), 0
-        )
+        target = _merge_target(tail)
         first = tail[target]
-        tail[target] = {**first, "content": prepend_text(first.get("content"), content)}
+        merged = f"{content}\n\n{MERGE_SEPARATOR}"
+        tail[target] = {**first, "content": prepend_text(first.get("content"), merged)}
         origin = tail_origins[target]
         if origin is not None:
             fates[origin] = MERGED

@@ -4,6 +4,11 @@ The tail is a token budget, not a message count, so a few huge messages cannot p
 user's recent turns and many small ones cannot fill the window. Every move that alignment or the
 last-user anchor makes is recorded with its reason, because "why did my message get summarised?"
 is the question users bring to this tool.
+
+The latest user request is always kept verbatim: either the cut moves back to it (`anchor:
+"moved"`), or, when that would drag a whole agentic run of tool calls into the tail past the soft
+ceiling, the request is *pinned*: the cut stays where the budget put it and the request alone is
+kept, placed right after the summary (`anchor: "pinned"`).
 """
 
 from __future__ import annotations
@@ -26,23 +31,40 @@ class Boundaries:
     tail_tokens: int
     moves: list[dict[str, Any]] = field(default_factory=list)
     last_user: int | None = None
+    #: The latest user request kept verbatim outside the tail (Phase 2 step 4), else None.
+    pinned: int | None = None
+    #: "moved" | "pinned" | None (the request was already in the tail or head, or there is none).
+    anchor: str | None = None
+    anchor_reason: str = ""
 
     @property
-    def middle(self) -> range:
-        return range(self.head_end, self.tail_start)
+    def middle(self) -> list[int]:
+        """The indices summarised: between head and tail, the pinned request excepted."""
+        return [i for i in range(self.head_end, self.tail_start) if i != self.pinned]
+
+    @property
+    def middle_is_empty(self) -> bool:
+        return not self.middle
 
     def region(self, index: int) -> str:
+        """head | middle | tail; the pinned request is kept verbatim, so it counts as tail."""
         if index < self.head_end:
             return "head"
-        if index < self.tail_start:
+        if index < self.tail_start and index != self.pinned:
             return "middle"
         return "tail"
 
 
 def find_head_end(messages: Sequence[Message], protect_first_n: int) -> int:
-    """The first N messages, extended to the end of a tool group the head would split."""
+    """The first N messages, extended to the end of a tool group the head would split.
+
+    The system message is always kept, whatever N (hermes does the same): with N = 0 it would
+    otherwise be summarised away, and the compaction note would never be added.
+    """
     n = len(messages)
     head_end = min(protect_first_n, n)
+    if head_end == 0 and n and messages[0].get("role") == "system":
+        head_end = 1
     if 0 < head_end < n:
         previous = messages[head_end - 1]
         if has_tool_calls(previous) or previous.get("role") == "tool":
@@ -104,15 +126,33 @@ def find_boundaries(
         cut = aligned
 
     last_user = last_user_index(messages, head_end)
-    if last_user is not None and last_user < cut:
-        moves.append(
-            {
-                "from": cut,
-                "to": last_user,
-                "reason": "anchor: the latest user message would have been summarised, so the "
-                "cut moved back to keep it verbatim in the tail",
-            }
+    pinned: int | None = None
+    anchor: str | None = None
+    if last_user is None or last_user >= cut:
+        anchor_reason = (
+            "the latest user message is already in the tail"
+            if last_user is not None
+            else "no user message after the head: nothing to anchor"
         )
+    elif last_user + 1 < cut and sum(tokens[last_user + 1 :]) > config.tail_soft_ceiling:
+        # The request is kept verbatim either way; what decides is the work the move would drag
+        # into the tail with it (by the walk's own rule, any at all passes the ceiling).
+        pinned, anchor = last_user, "pinned"
+        anchor_reason = (
+            f"moving the cut back to the latest user message (#{last_user}) would drag "
+            f"{cut - last_user - 1:,} more messages into the tail, taking it to "
+            f"{sum(tokens[last_user + 1 :]):,} tokens past the soft ceiling of "
+            f"{config.tail_soft_ceiling:,}: the request is pinned instead — kept verbatim right "
+            "after the summary — and the work between it and the cut goes to the summary"
+        )
+    else:
+        anchor = "moved"
+        anchor_reason = (
+            "the latest user message would have been summarised, so the cut moved back to keep "
+            f"it verbatim in the tail (the tail stays within the soft ceiling of "
+            f"{config.tail_soft_ceiling:,})"
+        )
+        moves.append({"from": cut, "to": last_user, "reason": f"anchor: {anchor_reason}"})
         # A user message never sits inside a tool group, so no alignment is needed after this.
         cut = last_user
     tail_tokens = sum(tokens[cut:])
@@ -123,6 +163,9 @@ def find_boundaries(
         tail_tokens=tail_tokens,
         moves=moves,
         last_user=last_user_index(messages),
+        pinned=pinned,
+        anchor=anchor,
+        anchor_reason=anchor_reason,
     )
 
 
@@ -133,7 +176,8 @@ def boundaries_phase(
     bounds = find_boundaries(messages, tokens, config)
     total = sum(tokens)
     head_tokens = sum(tokens[: bounds.head_end])
-    middle_tokens = sum(tokens[bounds.head_end : bounds.tail_start])
+    pinned_tokens = tokens[bounds.pinned] if bounds.pinned is not None else 0
+    middle_tokens = sum(tokens[bounds.head_end : bounds.tail_start]) - pinned_tokens
     details = {
         "head_end": bounds.head_end,
         "tail_start": bounds.tail_start,
@@ -146,9 +190,13 @@ def boundaries_phase(
         "middle_tokens": middle_tokens,
         "tail_tokens": bounds.tail_tokens,
         "head_messages": bounds.head_end,
-        "middle_messages": bounds.tail_start - bounds.head_end,
+        "middle_messages": len(bounds.middle),
         "tail_messages": len(messages) - bounds.tail_start,
         "last_user_index": bounds.last_user,
+        "anchor": bounds.anchor,
+        "anchor_reason": bounds.anchor_reason,
+        "pinned_index": bounds.pinned,
+        "pinned_tokens": pinned_tokens,
         "moves": bounds.moves,
         "regions": [bounds.region(i) for i in range(len(messages))],
     }

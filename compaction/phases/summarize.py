@@ -24,8 +24,17 @@ from compaction.messages import (
 )
 from compaction.result import FOLDED, PREVIOUS_SUMMARY, PhaseResult
 from compaction.summarizers.base import OnToken, Summarizer, SummaryRequest
-from compaction.summary import SECTION_NAMES, Summary, parse_summary, render_summary, static_marker
+from compaction.summary import (
+    SECTION_NAMES,
+    Summary,
+    parse_summary,
+    render_summary,
+    static_marker,
+    strip_summary_prefix,
+    summary_parts,
+)
 from compaction.summary import summary_message_body as _summary_body
+from compaction.tokens import TokenCounter
 from compaction.tool_summaries import DUPLICATE_MARKER, is_already_pruned
 
 CONTENT_LIMIT = 6_000
@@ -126,16 +135,54 @@ class SummaryOutcome:
 def find_previous_summaries(
     messages: Sequence[Message], start: int, stop: int | None = None
 ) -> list[tuple[int, str]]:
-    """(index, body) of messages in messages[start:stop] that are compaction summaries."""
+    """(index, body) of messages in messages[start:stop] that are compaction summaries and
+    nothing else (ours, hermes' or Claude Code's; see summary.summary_parts)."""
     found = []
     end = len(messages) if stop is None else stop
     for index in range(start, end):
         content = messages[index].get("content")
         text = content if isinstance(content, str) else content_text(messages[index])
-        body = _summary_body(text) if text else None
-        if body is not None:
-            found.append((index, body))
+        parts = summary_parts(text) if text else None
+        if parts is not None and parts.own_text is None:
+            found.append((index, parts.body))
     return found
+
+
+def split_merged_summaries(
+    messages: list[Message], start: int
+) -> tuple[list[Message], list[tuple[int, str]]]:
+    """Give each message from `start` on that an earlier compaction merged the summary into its
+    own text back; returns the messages (the same list when none was merged) and the (index,
+    body) of each summary split off.
+
+    Phase 3 step 1: only the part before the merge is the previous summary; the rest is that
+    message's own text — when it is the latest request, it must stay the latest request.
+    """
+    split: list[tuple[int, str]] = []
+    output = messages
+    for index in range(start, len(messages)):
+        message = messages[index]
+        content = message.get("content")
+        own: Any = None
+        body: str | None = None
+        if isinstance(content, str):
+            parts = summary_parts(content)
+            if parts is not None and parts.own_text is not None:
+                body, own = parts.body, parts.own_text or None
+        elif isinstance(content, list) and content and isinstance(content[0], dict):
+            first = content[0].get("text")
+            parts = summary_parts(first) if isinstance(first, str) else None
+            if parts is not None and parts.own_text is not None:
+                body, own = parts.body, content[1:] or None
+                if parts.own_text:
+                    own = [{**content[0], "text": parts.own_text}, *content[1:]]
+        if body is None:
+            continue
+        if output is messages:
+            output = list(messages)
+        output[index] = {**message, "content": own}
+        split.append((index, body))
+    return output, split
 
 
 def summarize_phase(
@@ -150,19 +197,27 @@ def summarize_phase(
     focus: str | None = None,
     on_token: OnToken | None = None,
     fallback_summarizer: Summarizer | None = None,
+    *,
+    pinned: int | None = None,
+    merged_previous: Sequence[tuple[int, str]] = (),
+    counter: TokenCounter | None = None,
 ) -> tuple[PhaseResult, SummaryOutcome, set[int]]:
-    """Summarise messages[head_end:tail_start]. Returns the phase, the outcome and the indices of
-    earlier summary messages taken out of the conversation."""
+    """Summarise messages[head_end:tail_start] but the pinned request. Returns the phase, the
+    outcome and the indices of earlier summary messages taken out of the conversation.
+
+    `merged_previous` are the summaries split off merged messages (split_merged_summaries); the
+    latest earlier summary, wherever it was, is the previous summary.
+    """
     started = time.perf_counter()
     previous = find_previous_summaries(messages, head_end)
     taken_out = {index for index, _ in previous}
-    if previous:
-        previous_summary = previous[-1][1]
-    middle = [
-        m for i, m in enumerate(messages[head_end:tail_start], head_end) if i not in taken_out
-    ]
+    found = sorted([*previous, *merged_previous])
+    if found:
+        previous_summary = found[-1][1]
+    skipped = taken_out | ({pinned} if pinned is not None else set())
+    middle = [m for i, m in enumerate(messages[head_end:tail_start], head_end) if i not in skipped]
     raw_middle = [
-        m for i, m in enumerate(raw_messages[head_end:tail_start], head_end) if i not in taken_out
+        m for i, m in enumerate(raw_messages[head_end:tail_start], head_end) if i not in skipped
     ]
     serialized = serialize_turns(middle)
     budget = config.summary_budget(middle_tokens)
@@ -179,15 +234,18 @@ def summarize_phase(
         first_user_request=_first_user_text(messages),
         model=config.model,
         pruned_tail_outputs=_pruned_tail_outputs(messages, raw_messages, tail_start),
+        counter=counter,
     )
     outcome, error = _run_summarizer(summarizer, request, on_token, fallback_summarizer)
-    fates = {i: FOLDED for i in range(head_end, tail_start) if i not in taken_out}
+    fates = {i: FOLDED for i in range(head_end, tail_start) if i not in skipped}
     fates.update({i: PREVIOUS_SUMMARY for i in taken_out})
     details: dict[str, Any] = {
         "summarizer": getattr(summarizer, "name", type(summarizer).__name__),
         "iterative": previous_summary is not None,
         "previous_summary": previous_summary,
         "previous_summary_indices": sorted(taken_out),
+        "merged_summary_indices": [index for index, _ in merged_previous],
+        "pinned_index": pinned,
         "focus": focus or None,
         "budget_tokens": budget,
         "middle_tokens": middle_tokens,
@@ -221,7 +279,7 @@ def _run_summarizer(
     fallback_summarizer: Summarizer | None,
 ) -> tuple[SummaryOutcome, dict[str, Any] | None]:
     try:
-        text = summarizer.summarize(request, on_token=on_token)
+        text = strip_summary_prefix(summarizer.summarize(request, on_token=on_token))
     except SummarizationError as exc:
         error = {"kind": exc.kind, "message": str(exc), **exc.details}
         error.setdefault("error_class", type(exc).__name__)

@@ -14,6 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from compaction.messages import Message
 from compaction.summary import static_marker
+from compaction.tokens import TokenCounter
 
 OnToken = Callable[[str], None]
 
@@ -43,6 +44,9 @@ class SummaryRequest:
     #: Raw text of the tail's tool outputs that Phase 1 cut to one line. They leave the context as
     #: surely as the middle does (only the one-liner stays), so a summariser may keep their facts.
     pruned_tail_outputs: list[str] = field(default_factory=list)
+    #: The counter the Compactor measures everything with, so a summariser that fits its text to
+    #: `budget_tokens` counts in the same units (and `counter="rough"` never loads tiktoken).
+    counter: TokenCounter | None = None
 
     @property
     def iterative(self) -> bool:

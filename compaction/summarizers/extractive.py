@@ -78,7 +78,9 @@ class ExtractiveSummarizer:
             for item in items:
                 item.text = _redact(item.text)
         active_task = as_stored(redact(request.latest_user_request or "")) or NO_REQUEST
-        counter = make_counter("tiktoken", request.model)
+        # The Compactor's counter: the budget is in its units. Only a request built by hand,
+        # without one, falls back to the exact counter for the model.
+        counter = request.counter or make_counter("tiktoken", request.model)
         count_text = getattr(counter, "count_text", None)
         if not callable(count_text):  # every shipped counter has it; the protocol does not say so
             raise SummarizationError(

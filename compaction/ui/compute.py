@@ -191,7 +191,7 @@ def regions(loaded: Loaded, settings: Settings) -> Regions:
         bounds.head_end,
         bounds.tail_start,
         tokens,
-        sum(plan.pruned_tokens[bounds.head_end : bounds.tail_start]),
+        sum(plan.pruned_tokens[index] for index in bounds.middle),
         list(plan.pruned_tokens) if len(plan.pruned_tokens) == len(tokens) else None,
     )
 
@@ -208,7 +208,7 @@ def shown_result(loaded: Loaded, settings: Settings, step: int) -> CompactionRes
     if step == 0:
         plan = region_plan(loaded, settings)
         below = plan.total_tokens < settings.config.threshold_tokens and not settings.force
-        no_middle = plan.boundaries.tail_start <= plan.boundaries.head_end
+        no_middle = plan.boundaries.middle_is_empty
         if not below and not no_middle:
             return None
     return offline_result(loaded, settings)

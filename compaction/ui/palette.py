@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from compaction.result import (
     ARGS_TRUNCATED,
+    CUT_TO_FIT,
     DEDUPLICATED,
     FOLDED,
     KEPT,
     MERGED,
     MOVED,
     NOTE_ADDED,
+    PINNED,
     PREVIOUS_SUMMARY,
     REMOVED,
     STRIPPED,
@@ -63,6 +65,8 @@ FATE_REGION: dict[str, str] = {
     REMOVED: "removed",
     STUBBED: "stub",
     STRIPPED: "stub",
+    PINNED: "tail",
+    CUT_TO_FIT: "stub",
 }
 
 FATE_COLORS: dict[str, str] = {
@@ -78,6 +82,8 @@ FATE_COLORS: dict[str, str] = {
     REMOVED: "#9D9D9D",
     STUBBED: "#E45756",
     STRIPPED: "#FF9DA6",
+    PINNED: "#2E8B57",
+    CUT_TO_FIT: "#C44E52",
 }
 
 FATE_LABELS: dict[str, str] = {
@@ -93,6 +99,8 @@ FATE_LABELS: dict[str, str] = {
     REMOVED: "removed (orphan)",
     STUBBED: "got a stub result",
     STRIPPED: "call stripped",
+    PINNED: "pinned after the summary",
+    CUT_TO_FIT: "cut to fit the window",
 }
 
 

@@ -10,7 +10,7 @@ from engine_helpers import assistant, call, calls, system, tool, user
 
 from compaction.phases.assemble import assemble, choose_role, summary_content
 from compaction.result import MERGED, NOTE_ADDED
-from compaction.summary import SUMMARY_PREFIX, SYSTEM_NOTE, static_marker
+from compaction.summary import MERGE_SEPARATOR, SUMMARY_PREFIX, SYSTEM_NOTE, static_marker
 from compaction.validate import validate
 
 SUMMARY = "## Active Task\nkeep going"
@@ -96,7 +96,8 @@ def test_flip_when_the_role_clashes_with_the_tail() -> None:
 def test_merge_into_the_first_tail_message() -> None:
     messages = [system(), user("a"), assistant("b"), user("mid"), user("latest ask")]
     result = run(messages, 3, 4)
-    merged = f"{SUMMARY_PREFIX}\n{SUMMARY}\n\nlatest ask"
+    # The separator lets a later pass give the user back their own text (Phase 3 step 1).
+    merged = f"{SUMMARY_PREFIX}\n{SUMMARY}\n\n{MERGE_SEPARATOR}\n\nlatest ask"
     assert result.messages[3] == {"role": "user", "content": merged}
     assert len(result.messages) == 4
     assert result.origins == [0, 1, 2, 4]
@@ -112,7 +113,7 @@ def test_merge_keeps_a_parts_list() -> None:
     result = run(messages, 3, 4)
     assert result.messages[3]["content"][0] == {
         "type": "text",
-        "text": f"{SUMMARY_PREFIX}\n{SUMMARY}",
+        "text": f"{SUMMARY_PREFIX}\n{SUMMARY}\n\n{MERGE_SEPARATOR}",
     }
     assert result.messages[3]["content"][1:] == tail["content"]
 
@@ -174,7 +175,7 @@ def test_a_head_without_turns_merges_the_summary_into_a_user_tail() -> None:
     assert result.details["summary_role"] is None
     assert result.messages[1] == {
         "role": "user",
-        "content": f"{SUMMARY_PREFIX}\n{SUMMARY}\n\nlatest ask",
+        "content": f"{SUMMARY_PREFIX}\n{SUMMARY}\n\n{MERGE_SEPARATOR}\n\nlatest ask",
     }
     assert result.origins == [0, 3, 4]
     assert errors_for(result.messages) == []

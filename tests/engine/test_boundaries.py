@@ -27,8 +27,14 @@ def test_ceiling_of_the_test_config() -> None:
 def test_head_is_the_first_n_messages() -> None:
     messages = [system(), user("a"), assistant("b"), user("c"), assistant("d")]
     assert find_head_end(messages, 3) == 3
-    assert find_head_end(messages, 0) == 0
     assert find_head_end(messages, 10) == 5
+    assert find_head_end(messages[1:], 0) == 0
+
+
+def test_the_system_message_is_always_in_the_head() -> None:
+    # protect_first_n=0 summarised the system prompt away (issue 21); hermes keeps it too.
+    messages = [system(), user("a"), assistant("b"), user("c"), assistant("d")]
+    assert find_head_end(messages, 0) == 1
 
 
 def test_head_extends_over_a_tool_group() -> None:
@@ -113,7 +119,7 @@ def test_alignment_move_is_recorded() -> None:
     assert [bounds.region(i) for i in (2, 3, 4)] == ["head", "middle", "tail"]
 
 
-def test_last_user_anchor_moves_the_cut_back() -> None:
+def test_last_user_anchor_pins_the_request_when_the_move_would_drag_work_in() -> None:
     messages = [
         system(),
         user("first"),
@@ -130,17 +136,38 @@ def test_last_user_anchor_moves_the_cut_back() -> None:
     bounds = find_boundaries(messages, tokens, CONFIG)
     # 9, 8, 7, 6 take 130 tokens; 5 would make 230 > 150 with 4 messages held.
     assert bounds.raw_walk_stop == 6
-    assert bounds.tail_start == 3
-    assert bounds.moves == [
-        {
-            "from": 6,
-            "to": 3,
-            "reason": "anchor: the latest user message would have been summarised, so the cut "
-            "moved back to keep it verbatim in the tail",
-        }
-    ]
+    # Moving the cut to 3 would drag 4, 5 (100 tokens) into the tail: 230 > 150. Pinned.
+    assert bounds.tail_start == 6
+    assert (bounds.pinned, bounds.anchor) == (3, "pinned")
+    assert "pinned instead" in bounds.anchor_reason
+    assert bounds.moves == []
     assert bounds.last_user == 3
-    assert list(bounds.middle) == []
+    assert list(bounds.middle) == [4, 5]
+    assert bounds.region(3) == "tail"  # kept verbatim
+
+
+def test_last_user_anchor_moves_the_cut_when_it_drags_nothing() -> None:
+    messages = [
+        system(),
+        user("first"),
+        assistant("ok"),
+        calls(call("1", "x")),
+        tool("1", "big output"),
+        user("the latest request: refactor auth"),
+        assistant("step"),
+        calls(call("2", "y")),
+        tool("2", "big output 2"),
+        assistant("done"),
+    ]
+    tokens = [10, 10, 10, 10, 10, 100, 10, 10, 100, 10]
+    bounds = find_boundaries(messages, tokens, CONFIG)
+    assert bounds.raw_walk_stop == 6
+    assert (bounds.tail_start, bounds.anchor, bounds.pinned) == (5, "moved", None)
+    assert bounds.moves[0]["from"] == 6 and bounds.moves[0]["to"] == 5
+    assert bounds.moves[0]["reason"].startswith(
+        "anchor: the latest user message would have been summarised, so the cut moved back"
+    )
+    assert list(bounds.middle) == [3, 4]
 
 
 def test_empty_middle_when_everything_fits() -> None:

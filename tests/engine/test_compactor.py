@@ -268,7 +268,7 @@ def test_when_pruning_alone_fits_the_tail_the_pruned_conversation_is_the_result(
     ).messages
     small_tail = compress(messages, CompactionConfig(tail_token_ratio=0.1))
     assert not small_tail.skipped
-    assert [p.name for p in small_tail.phases] == ["prune", "boundaries", "cleanup"]
+    assert [p.name for p in small_tail.phases] == ["prune", "boundaries", "cleanup", "fit"]
     assert small_tail.summary is None
     assert small_tail.tokens_after < small_tail.tokens_before * 0.5
     assert small_tail.phase("cleanup").details["note"].startswith("After Phase 1")
@@ -283,7 +283,13 @@ def test_a_summary_that_would_grow_the_context_is_discarded() -> None:
     ]
     compactor = Compactor(CompactionConfig(context_length=1_000, tail_token_ratio=0.1))
     result = compactor.compress(messages, force=True)
-    assert [p.name for p in result.phases] == ["prune", "boundaries", "summarize", "cleanup"]
+    assert [p.name for p in result.phases] == [
+        "prune",
+        "boundaries",
+        "summarize",
+        "cleanup",
+        "fit",
+    ]
     assert result.tokens_after <= result.tokens_before
     assert result.messages == messages  # nothing to prune: the input comes back whole
     assert result.summary is None and compactor.previous_summary is None
