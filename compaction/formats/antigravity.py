@@ -230,8 +230,8 @@ class _Import:
     def planner(self, line: int, step: dict[str, Any], text: str) -> None:
         self.close_calls()
         message: Message = {"role": "assistant", "content": text}
-        thinking = step.get("thinking")
-        if isinstance(thinking, str) and thinking:
+        thinking = as_text(step.get("thinking"))
+        if thinking:
             message["reasoning"] = thinking
         raw_calls = step.get("tool_calls")
         if raw_calls is not None and not isinstance(raw_calls, list):

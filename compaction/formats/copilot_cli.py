@@ -111,6 +111,7 @@ class _Import:
         self.encrypted: list[int] = []
         self.nudges: list[int] = []
         self.unknown: dict[str, list[int]] = {}
+        self.subagent: list[int] = []
         self.title: str | None = None
 
     def skip(self, kind: str, reason: str, line: int) -> None:
@@ -131,6 +132,7 @@ class _Import:
             self.skip("malformed", "not a {type, data} event", line)
             return
         if record.get("agentId") or data.get("parentToolCallId"):
+            self.subagent.append(line)
             self.skip(
                 f"{kind} (sub-agent)",
                 "a sub-agent's own history; the main model sees the spawning tool's result",
@@ -404,6 +406,11 @@ class _Import:
             self.warnings.append(
                 f"{line_list(self.nudges)}: a user.message with no typed text, only the CLI's "
                 "own prompt (autopilot continuation), kept as a system message"
+            )
+        if self.subagent:
+            self.warnings.append(
+                f"{line_list(self.subagent)}: {len(self.subagent)} sub-agent event(s) left out "
+                "(the sub-agent's own history; the main conversation keeps the result it returned)"
             )
         for kind, lines in self.unknown.items():
             self.warnings.append(

@@ -218,6 +218,7 @@ def test_handmade_session() -> None:
     assert "line 12" in warnings and "session.hologram_beamed" in warnings
     assert "line 16" in warnings
     assert "line 6" in warnings and "encrypted reasoning" in warnings
+    assert "line 14: 1 sub-agent event(s) left out" in warnings
 
 
 def test_cut_off_session_and_compaction() -> None:
