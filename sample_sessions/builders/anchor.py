@@ -11,7 +11,7 @@ import json
 
 from builders import coding
 from builders import tasklog_files as files
-from builders.common import Conversation, Message, numbered, terminal_output, token
+from builders.common import Conversation, Message, token
 
 # name, pinned, latest, summary, licence, requires, modules that import it
 PACKAGES: list[tuple[str, str, str, str, str, str, list[str]]] = [
@@ -334,24 +334,18 @@ def build() -> list[Message]:
         "GET /api/tasks feels slow for accounts with a few thousand tasks. Can you check whether "
         "it's the query? Just investigate, don't change anything yet."
     )
-    c.call("read_file", {"path": "tasklog/api.py"}, numbered(coding.API_PY))
-    c.call("read_file", {"path": "tasklog/tasks.py"}, numbered(files.TASKS_PY))
-    c.call("read_file", {"path": "migrations/0001_init.sql"}, numbered(files.MIGRATION_1))
-    c.call(
-        "terminal",
-        {
-            "command": 'sqlite3 /tmp/staging-copy.sqlite3 "EXPLAIN QUERY PLAN SELECT * FROM tasks WHERE owner_id = 7 ORDER BY id;"'
-        },
-        terminal_output("QUERY PLAN\n`--SCAN tasks", 0),
+    c.read_file("tasklog/api.py", coding.API_PY)
+    c.read_file("tasklog/tasks.py", files.TASKS_PY)
+    c.read_file("migrations/0001_init.sql", files.MIGRATION_1)
+    c.terminal(
+        'sqlite3 /tmp/staging-copy.sqlite3 "EXPLAIN QUERY PLAN SELECT * FROM tasks WHERE owner_id = 7 ORDER BY id;"',
+        "QUERY PLAN\n`--SCAN tasks",
     )
-    c.call(
-        "terminal",
-        {
-            "command": "for i in 1 2 3; do curl -s -o /dev/null -w '%{time_total}\\n' -b cookies.txt http://127.0.0.1:5000/api/tasks; done"
-        },
-        terminal_output("0.912341\n0.887120\n0.903377", 0),
+    c.terminal(
+        "for i in 1 2 3; do curl -s -o /dev/null -w '%{time_total}\\n' -b cookies.txt http://127.0.0.1:5000/api/tasks; done",
+        "0.912341\n0.887120\n0.903377",
     )
-    c.call("terminal", {"command": "python -m pytest -x"}, coding.passing_run(217, "4.09"))
+    c.terminal("python -m pytest -x", coding.passing_run(217, "4.09"))
     c.assistant(
         "It is the query: `EXPLAIN QUERY PLAN` shows `SCAN tasks` — there is no index on "
         "tasks.owner_id, so every request reads the whole table (~0.9 s for an account on the "
@@ -360,34 +354,26 @@ def build() -> list[Message]:
     )
     c.user("Good find, we'll do the index in its own PR later.")
     c.user(REQUEST)
-    c.call(
-        "read_file",
-        {"path": "requirements.lock"},
-        numbered(lock_file()),
+    c.read_file(
+        "requirements.lock",
+        lock_file(),
         text="Reading the lock file first; then two checks per package.",
     )
     for package in PACKAGES:
         name = package[0]
-        c.call(
-            "terminal",
-            {"command": f"pip show -f {name} && pip index versions {name} 2>/dev/null"},
-            terminal_output(_show(package) + "\n" + _changelog(package), 0),
+        c.terminal(
+            f"pip show -f {name} && pip index versions {name} 2>/dev/null",
+            _show(package) + "\n" + _changelog(package),
         )
         c.call(
             "search_files",
             {"pattern": f"^(from|import) {name.lower()}", "path": ".", "target": "content"},
             _imports(package),
         )
-    c.call(
-        "terminal",
-        {"command": "pip list --outdated --format=columns"},
-        terminal_output(
-            "Package            Version    Latest      Type\n------------------ ---------- ----------- -----\n"
-            + "\n".join(
-                f"{p[0]:<18} {p[1]:<10} {p[2]:<11} wheel" for p in PACKAGES if p[1] != p[2]
-            ),
-            0,
-        ),
+    c.terminal(
+        "pip list --outdated --format=columns",
+        "Package            Version    Latest      Type\n------------------ ---------- ----------- -----\n"
+        + "\n".join(f"{p[0]:<18} {p[1]:<10} {p[2]:<11} wheel" for p in PACKAGES if p[1] != p[2]),
     )
     return c.messages
 

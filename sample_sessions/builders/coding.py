@@ -8,12 +8,10 @@ user request that Active Task must copy verbatim.
 
 from __future__ import annotations
 
-import json
-
 from builders import pytest_output as pt
 from builders import tasklog_files as files
 from builders import tasklog_logs as logs
-from builders.common import Conversation, Message, numbered, terminal_output
+from builders.common import Conversation, Message
 
 SYSTEM = """You are a coding agent working in the user's repository through tools. You can run shell commands (terminal), read files (read_file), create or overwrite files (write_file), make targeted edits (patch) and search the tree (search_files).
 
@@ -112,7 +110,7 @@ DEBUG    tasklog.users:users.py:55 creating user alice <alice@example.com>
 FAILED tests/test_users.py::test_login_with_email_is_case_insensitive - sqlite3.IntegrityError: UNIQUE constraint failed: users.email
 !!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!
 ========================= 1 failed, 7 passed in 0.94s =========================="""
-    return terminal_output(text, 1)
+    return text
 
 
 def second_failure() -> str:
@@ -142,7 +140,7 @@ DEBUG    tasklog.users:users.py:55 creating user alice2 <alice@example.com>
 FAILED tests/test_users.py::test_duplicate_email_rejected - sqlite3.IntegrityError: UNIQUE constraint failed: users.email
 !!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!
 ========================= 1 failed, 6 passed in 0.71s =========================="""
-    return terminal_output(text, 1)
+    return text
 
 
 def third_failure() -> str:
@@ -183,7 +181,7 @@ tasklog/tasks.py:91: TypeError
 FAILED tests/test_tasks.py::test_due_soon_orders_by_due_date - TypeError: can't compare offset-naive and offset-aware datetimes
 !!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!
 ========================= 1 failed, 15 passed in 1.02s ========================="""
-    return terminal_output(text, 1)
+    return text
 
 
 def api_failure() -> str:
@@ -226,7 +224,7 @@ tasklog.users.DuplicateEmail: alice@example.com
 FAILED tests/test_api_auth.py::test_signup_duplicate_email_returns_409 - assert 500 == 409
 !!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!
 ========================= 1 failed, 64 passed in 2.87s ========================="""
-    return terminal_output(text, 1)
+    return text
 
 
 def passing_run(count: int, seconds: str) -> str:
@@ -234,7 +232,7 @@ def passing_run(count: int, seconds: str) -> str:
 {pt.progress_lines()}
 
 ============================= {count} passed in {seconds}s ============================="""
-    return terminal_output(text, 0)
+    return text
 
 
 USERS_PATCH_OLD = """    email = normalize_email(email)
@@ -469,24 +467,6 @@ tasklog/users.py            71      2     16      1    96%   103-104
 TOTAL                      404     19    102     10    94%"""
 
 
-def _search(pattern: str, path: str, matches: list[tuple[str, int, str]]) -> str:
-    return json.dumps(
-        {
-            "total_count": len(matches),
-            "matches": [{"path": p, "line": n, "content": c} for p, n, c in matches],
-        },
-        ensure_ascii=False,
-        indent=1,
-    )
-
-
-def _patch_result(path: str, old: str, new: str) -> str:
-    minus = "\n".join(f"-{line}" for line in old.split("\n"))
-    plus = "\n".join(f"+{line}" for line in new.split("\n"))
-    diff = f"--- a/{path}\n+++ b/{path}\n@@\n{minus}\n{plus}"
-    return json.dumps({"success": True, "diff": diff, "files_modified": [path]})
-
-
 def build() -> list[Message]:
     c = Conversation("fix-failing-tests")
     c.system(SYSTEM)
@@ -496,30 +476,21 @@ def build() -> list[Message]:
         "it exercises, and fix the root cause without touching migrations/. First, a look at what "
         "the merge changed and at the CI log."
     )
-    c.call(
-        "terminal",
-        {"command": "git log --oneline -8 && git status --short"},
-        terminal_output(
-            "4c1e9a7 (HEAD -> main, origin/main) Merge branch 'email-login'\n"
-            "b81d2f0 Share the test database across the session (suite took 40 s)\n"
-            "7a3390e Normalise e-mail addresses on sign-up and login\n"
-            "e02c5b1 Log in with e-mail address as well as username\n"
-            "91f7c3d Add email column and unique index (migration 0002)\n"
-            "5d0aa12 Due-soon view: compare against timezone-aware datetimes\n"
-            "3e6b7f8 Bump flask to 3.0.3\n"
-            "c9a04d2 Weekly report: include burndown points",
-            0,
-        ),
+    c.terminal(
+        "git log --oneline -8 && git status --short",
+        "4c1e9a7 (HEAD -> main, origin/main) Merge branch 'email-login'\n"
+        "b81d2f0 Share the test database across the session (suite took 40 s)\n"
+        "7a3390e Normalise e-mail addresses on sign-up and login\n"
+        "e02c5b1 Log in with e-mail address as well as username\n"
+        "91f7c3d Add email column and unique index (migration 0002)\n"
+        "5d0aa12 Due-soon view: compare against timezone-aware datetimes\n"
+        "3e6b7f8 Bump flask to 3.0.3\n"
+        "c9a04d2 Weekly report: include burndown points",
     )
-    c.call(
-        "terminal",
-        {"command": "gh run view 9381 --log-failed | tail -n 30"},
-        terminal_output(CI_LOG_TAIL, 0),
-    )
-    c.call(
-        "terminal",
-        {"command": "gh run view 9381 --log-failed"},
-        terminal_output(logs.ci_failed_log(), 0),
+    c.terminal("gh run view 9381 --log-failed | tail -n 30", CI_LOG_TAIL)
+    c.terminal(
+        "gh run view 9381 --log-failed",
+        logs.ci_failed_log(),
         text="40 errors and 7 failures; most errors look like one cause. The full failed log:",
     )
     c.assistant(
@@ -528,133 +499,109 @@ def build() -> list[Message]:
         "TypeError in due_soon, an admin-list assertion and a 500 from signup. Let me see "
         "exactly what the email-login merge changed."
     )
-    c.call(
-        "terminal",
-        {"command": "git diff 3e6b7f8 4c1e9a7 -- migrations tasklog/users.py tests/conftest.py"},
-        terminal_output(logs.merge_diff(), 0),
+    c.terminal(
+        "git diff 3e6b7f8 4c1e9a7 -- migrations tasklog/users.py tests/conftest.py",
+        logs.merge_diff(),
     )
-    c.call(
-        "terminal",
-        {"command": "ls tasklog tests migrations"},
-        terminal_output(
-            "migrations:\n0001_init.sql\n0002_add_email.sql\n\n"
-            "tasklog:\n__init__.py\napi.py\ncli.py\ndb.py\nnotifications.py\nreports.py\n"
-            "search.py\ntasks.py\nusers.py\n\n"
-            "tests:\n__init__.py\nconftest.py\ntest_api_auth.py\ntest_api_tasks.py\ntest_cli.py\n"
-            "test_db.py\ntest_notifications.py\ntest_permissions.py\ntest_reports.py\n"
-            "test_search.py\ntest_tasks.py\ntest_users.py",
-            0,
-        ),
+    c.terminal(
+        "ls tasklog tests migrations",
+        "migrations:\n0001_init.sql\n0002_add_email.sql\n\n"
+        "tasklog:\n__init__.py\napi.py\ncli.py\ndb.py\nnotifications.py\nreports.py\n"
+        "search.py\ntasks.py\nusers.py\n\n"
+        "tests:\n__init__.py\nconftest.py\ntest_api_auth.py\ntest_api_tasks.py\ntest_cli.py\n"
+        "test_db.py\ntest_notifications.py\ntest_permissions.py\ntest_reports.py\n"
+        "test_search.py\ntest_tasks.py\ntest_users.py",
     )
-    c.call("read_file", {"path": "pyproject.toml"}, numbered(files.PYPROJECT))
-    c.call("terminal", {"command": "pip list"}, terminal_output(files.PIP_LIST, 0))
-    c.call(
-        "terminal",
-        {"command": "python -m pytest --collect-only -q"},
-        terminal_output(logs.collect_only(), 0),
-    )
-    c.call("terminal", {"command": "python -m pytest -x"}, first_failure())
+    c.read_file("pyproject.toml", files.PYPROJECT)
+    c.terminal("pip list", files.PIP_LIST)
+    c.terminal("python -m pytest --collect-only -q", logs.collect_only())
+    c.terminal("python -m pytest -x", first_failure(), 1)
     c.assistant(
         "Reproduced: the first failure is `sqlite3.IntegrityError: UNIQUE constraint failed: "
         "users.email` in test_login_with_email_is_case_insensitive, raised by the INSERT in "
         "create_user. The test creates 'Alice@Example.com', which create_user normalises to "
         "'alice@example.com'. Let me read users.py and the fixtures."
     )
-    c.call("read_file", {"path": "tasklog/users.py"}, numbered(files.USERS_PY))
-    c.call("read_file", {"path": "tests/conftest.py"}, numbered(files.CONFTEST))
-    c.call("read_file", {"path": "migrations/0002_add_email.sql"}, numbered(files.MIGRATION_2))
-    c.call("read_file", {"path": "tests/test_users.py"}, numbered(files.TEST_USERS))
-    c.call(
-        "terminal",
-        {
-            "command": "python - <<'EOF'\nimport sqlite3\nconn = sqlite3.connect(':memory:')\n"
-            "conn.executescript(open('migrations/0001_init.sql').read() + open('migrations/0002_add_email.sql').read())\n"
-            "ins = \"INSERT INTO users (username, email, password_hash, created_at) VALUES (?, ?, 'x', 'now')\"\n"
-            "conn.execute(ins, ('a', 'Alice@Example.com'))\nconn.execute(ins, ('b', 'alice@example.com'))\n"
-            "print('mixed case: both inserted')\nconn.execute(ins, ('c', 'alice@example.com'))\nEOF"
-        },
-        terminal_output(
-            "mixed case: both inserted\nTraceback (most recent call last):\n"
-            '  File "<stdin>", line 8, in <module>\n'
-            "sqlite3.IntegrityError: UNIQUE constraint failed: users.email",
-            1,
-        ),
+    c.read_file("tasklog/users.py", files.USERS_PY)
+    c.read_file("tests/conftest.py", files.CONFTEST)
+    c.read_file("migrations/0002_add_email.sql", files.MIGRATION_2)
+    c.read_file("tests/test_users.py", files.TEST_USERS)
+    c.terminal(
+        "python - <<'EOF'\nimport sqlite3\nconn = sqlite3.connect(':memory:')\n"
+        "conn.executescript(open('migrations/0001_init.sql').read() + open('migrations/0002_add_email.sql').read())\n"
+        "ins = \"INSERT INTO users (username, email, password_hash, created_at) VALUES (?, ?, 'x', 'now')\"\n"
+        "conn.execute(ins, ('a', 'Alice@Example.com'))\nconn.execute(ins, ('b', 'alice@example.com'))\n"
+        "print('mixed case: both inserted')\nconn.execute(ins, ('c', 'alice@example.com'))\nEOF",
+        "mixed case: both inserted\nTraceback (most recent call last):\n"
+        '  File "<stdin>", line 8, in <module>\n'
+        "sqlite3.IntegrityError: UNIQUE constraint failed: users.email",
+        1,
         text="Checking how idx_users_email treats case, straight against the migrations:",
     )
-    c.call(
-        "search_files",
-        {"pattern": "create_user\\(", "path": "tests/", "target": "content"},
-        _search(
-            "create_user\\(",
-            "tests/",
-            [
-                (
-                    "tests/conftest.py",
-                    18,
-                    'return users.create_user(db, "alice", "alice@example.com", "correct horse")',
-                ),
-                (
-                    "tests/conftest.py",
-                    23,
-                    'return users.create_user(db, "bob", "bob@example.com", "battery staple")',
-                ),
-                (
-                    "tests/test_users.py",
-                    7,
-                    'user = users.create_user(db, "carol", "carol@example.com", "long enough")',
-                ),
-                (
-                    "tests/test_users.py",
-                    14,
-                    'users.create_user(db, "dave", "dave@example.com", "short")',
-                ),
-                (
-                    "tests/test_users.py",
-                    19,
-                    'users.create_user(db, "alice2", "alice@example.com", "another password")',
-                ),
-                (
-                    "tests/test_users.py",
-                    22,
-                    'alice = users.create_user(db, "alice", "Alice@Example.com", "s3cret-pass")',
-                ),
-                (
-                    "tests/test_permissions.py",
-                    9,
-                    'owner = users.create_user(db, "olga", "olga@example.com", "password123")',
-                ),
-                (
-                    "tests/test_api_auth.py",
-                    12,
-                    'users.create_user(db, "alice", "alice@example.com", "correct horse")',
-                ),
-            ],
-        ),
+    c.search(
+        "create_user\\(",
+        "tests/",
+        [
+            (
+                "tests/conftest.py",
+                18,
+                'return users.create_user(db, "alice", "alice@example.com", "correct horse")',
+            ),
+            (
+                "tests/conftest.py",
+                23,
+                'return users.create_user(db, "bob", "bob@example.com", "battery staple")',
+            ),
+            (
+                "tests/test_users.py",
+                7,
+                'user = users.create_user(db, "carol", "carol@example.com", "long enough")',
+            ),
+            (
+                "tests/test_users.py",
+                14,
+                'users.create_user(db, "dave", "dave@example.com", "short")',
+            ),
+            (
+                "tests/test_users.py",
+                19,
+                'users.create_user(db, "alice2", "alice@example.com", "another password")',
+            ),
+            (
+                "tests/test_users.py",
+                22,
+                'alice = users.create_user(db, "alice", "Alice@Example.com", "s3cret-pass")',
+            ),
+            (
+                "tests/test_permissions.py",
+                9,
+                'owner = users.create_user(db, "olga", "olga@example.com", "password123")',
+            ),
+            (
+                "tests/test_api_auth.py",
+                12,
+                'users.create_user(db, "alice", "alice@example.com", "correct horse")',
+            ),
+        ],
+        target="content",
     )
-    c.call(
-        "terminal",
-        {
-            "command": "git show b81d2f0 --stat && git show b81d2f0 -- tests/conftest.py | head -n 30"
-        },
-        terminal_output(
-            "commit b81d2f0e55c1a9d4f0c2b7c64a1d2e9a3f1b7e02\n"
-            "Author: Maya Lindqvist <maya@tasklog.dev>\nDate:   Thu May 30 17:02:11 2024 +0200\n\n"
-            "    Share the test database across the session (suite took 40 s)\n\n"
-            " tests/conftest.py | 6 +++---\n 1 file changed, 3 insertions(+), 3 deletions(-)\n\n"
-            "diff --git a/tests/conftest.py b/tests/conftest.py\n"
-            "index 3f2a1c9..8be04d1 100644\n--- a/tests/conftest.py\n+++ b/tests/conftest.py\n"
-            "@@ -5,9 +5,9 @@ from tasklog import users\n \n \n-@pytest.fixture\n"
-            '+@pytest.fixture(scope="session")\n def db():\n'
-            "-    conn = tasklog_db.connect()\n"
-            "+    # Shared for speed: running the migrations for every test made the suite take 40 s.\n"
-            "+    conn = tasklog_db.connect()\n     tasklog_db.migrate(conn)\n     yield conn\n",
-            0,
-        ),
+    c.terminal(
+        "git show b81d2f0 --stat && git show b81d2f0 -- tests/conftest.py | head -n 30",
+        "commit b81d2f0e55c1a9d4f0c2b7c64a1d2e9a3f1b7e02\n"
+        "Author: Maya Lindqvist <maya@tasklog.dev>\nDate:   Thu May 30 17:02:11 2024 +0200\n\n"
+        "    Share the test database across the session (suite took 40 s)\n\n"
+        " tests/conftest.py | 6 +++---\n 1 file changed, 3 insertions(+), 3 deletions(-)\n\n"
+        "diff --git a/tests/conftest.py b/tests/conftest.py\n"
+        "index 3f2a1c9..8be04d1 100644\n--- a/tests/conftest.py\n+++ b/tests/conftest.py\n"
+        "@@ -5,9 +5,9 @@ from tasklog import users\n \n \n-@pytest.fixture\n"
+        '+@pytest.fixture(scope="session")\n def db():\n'
+        "-    conn = tasklog_db.connect()\n"
+        "+    # Shared for speed: running the migrations for every test made the suite take 40 s.\n"
+        "+    conn = tasklog_db.connect()\n     tasklog_db.migrate(conn)\n     yield conn\n",
     )
-    c.call(
-        "read_file",
-        {"path": "tasklog/users.py"},
-        numbered(files.USERS_PY),
+    c.read_file(
+        "tasklog/users.py",
+        files.USERS_PY,
         text="Before deciding, let me re-check how create_user and normalize_email interact.",
     )
     c.assistant(
@@ -672,12 +619,8 @@ def build() -> list[Message]:
         "Agreed on option 3. Don't make the suite slow again — the 40 s run was the whole reason "
         "for b81d2f0. And keep the fixture names (`db`, `alice`, `bob`), a lot of tests use them."
     )
-    c.call(
-        "write_file",
-        {"path": "tests/conftest.py", "content": files.CONFTEST_FIXED},
-        json.dumps({"bytes_written": len(files.CONFTEST_FIXED.encode()), "dirs_created": False}),
-    )
-    c.call("terminal", {"command": "python -m pytest -x"}, second_failure())
+    c.write_file("tests/conftest.py", files.CONFTEST_FIXED)
+    c.terminal("python -m pytest -x", second_failure(), 1)
     c.assistant(
         "Progress: test_login_with_email_is_case_insensitive passes now. The next failure is "
         "genuine: test_duplicate_email_rejected expects users.DuplicateEmail, but create_user lets "
@@ -685,49 +628,31 @@ def build() -> list[Message]:
         "DuplicateEmail is declared in users.py but never raised. I'll translate the IntegrityError "
         "for the email index only, so a duplicate username still surfaces as before."
     )
-    c.call(
-        "read_file",
-        {"path": "tasklog/users.py"},
-        numbered(files.USERS_PY),
+    c.read_file(
+        "tasklog/users.py",
+        files.USERS_PY,
         text="Reading users.py once more to patch create_user against its exact current text.",
     )
-    c.call(
-        "patch",
-        {
-            "path": "tasklog/users.py",
-            "mode": "replace",
-            "old_string": USERS_PATCH_OLD,
-            "new_string": USERS_PATCH_NEW,
-        },
-        _patch_result("tasklog/users.py", USERS_PATCH_OLD, USERS_PATCH_NEW),
+    c.patch("tasklog/users.py", USERS_PATCH_OLD, USERS_PATCH_NEW)
+    c.terminal("python -m pytest -x", third_failure(), 1)
+    c.read_file("tasklog/tasks.py", files.TASKS_PY)
+    c.read_file("tests/test_tasks.py", files.TEST_TASKS)
+    c.search(
+        "datetime.now\\(",
+        "tasklog/",
+        [
+            (
+                "tasklog/users.py",
+                37,
+                'return datetime.now(timezone.utc).isoformat(timespec="seconds")',
+            ),
+            ("tasklog/tasks.py", 88, "now = now or datetime.now()"),
+            ("tasklog/reports.py", 41, "today = datetime.now().date()"),
+            ("tasklog/notifications.py", 23, "sent_at = datetime.now(timezone.utc)"),
+        ],
     )
-    c.call("terminal", {"command": "python -m pytest -x"}, third_failure())
-    c.call("read_file", {"path": "tasklog/tasks.py"}, numbered(files.TASKS_PY))
-    c.call("read_file", {"path": "tests/test_tasks.py"}, numbered(files.TEST_TASKS))
-    c.call(
-        "search_files",
-        {"pattern": "datetime.now\\(", "path": "tasklog/"},
-        _search(
-            "datetime.now\\(",
-            "tasklog/",
-            [
-                (
-                    "tasklog/users.py",
-                    37,
-                    'return datetime.now(timezone.utc).isoformat(timespec="seconds")',
-                ),
-                ("tasklog/tasks.py", 88, "now = now or datetime.now()"),
-                ("tasklog/reports.py", 41, "today = datetime.now().date()"),
-                ("tasklog/notifications.py", 23, "sent_at = datetime.now(timezone.utc)"),
-            ],
-        ),
-    )
-    c.call("read_file", {"path": "tasklog/reports.py"}, numbered(files.REPORTS_PY))
-    c.call(
-        "terminal",
-        {"command": "git show 5d0aa12 -- tasklog/tasks.py tests/test_tasks.py"},
-        terminal_output(DUE_SOON_COMMIT, 0),
-    )
+    c.read_file("tasklog/reports.py", files.REPORTS_PY)
+    c.terminal("git show 5d0aa12 -- tasklog/tasks.py tests/test_tasks.py", DUE_SOON_COMMIT)
     c.assistant(
         "due_soon() defaults `now` to a naive datetime.now(), while tasks created by the tests "
         "(and by the API since 5d0aa12) store aware UTC timestamps, so the comparison raises "
@@ -736,36 +661,12 @@ def build() -> list[Message]:
         "read naive stored values as UTC. reports.py also uses a naive now(), but only to pick "
         "the calendar week, and its comment says that is deliberate, so I'm leaving it alone."
     )
-    c.call(
-        "patch",
-        {
-            "path": "tasklog/tasks.py",
-            "mode": "replace",
-            "old_string": TASKS_PATCH_OLD,
-            "new_string": TASKS_PATCH_NEW,
-        },
-        _patch_result("tasklog/tasks.py", TASKS_PATCH_OLD, TASKS_PATCH_NEW),
-    )
-    c.call(
-        "patch",
-        {
-            "path": "tasklog/tasks.py",
-            "mode": "replace",
-            "old_string": PARSE_DUE_OLD,
-            "new_string": PARSE_DUE_NEW,
-        },
-        _patch_result("tasklog/tasks.py", PARSE_DUE_OLD, PARSE_DUE_NEW),
-    )
-    c.call("terminal", {"command": "python -m pytest -x"}, passing_run(216, "4.02"))
-    c.call(
-        "terminal",
-        {
-            "command": "for i in 1 2 3; do /usr/bin/time -f '%e s' python -m pytest -x -q -p no:randomly 2>&1 | tail -n 2; done"
-        },
-        terminal_output(
-            "216 passed in 4.02s\n4.61 s\n216 passed in 3.97s\n4.55 s\n216 passed in 4.05s\n4.63 s",
-            0,
-        ),
+    c.patch("tasklog/tasks.py", TASKS_PATCH_OLD, TASKS_PATCH_NEW)
+    c.patch("tasklog/tasks.py", PARSE_DUE_OLD, PARSE_DUE_NEW)
+    c.terminal("python -m pytest -x", passing_run(216, "4.02"))
+    c.terminal(
+        "for i in 1 2 3; do /usr/bin/time -f '%e s' python -m pytest -x -q -p no:randomly 2>&1 | tail -n 2; done",
+        "216 passed in 4.02s\n4.61 s\n216 passed in 3.97s\n4.55 s\n216 passed in 4.05s\n4.63 s",
         text="Green. Since speed was the reason for the shared fixture, let me time it:",
     )
     c.assistant(
@@ -778,11 +679,7 @@ def build() -> list[Message]:
         "Nice. Run the whole suite once more with -vv and live DEBUG logs so I can see that the "
         "migrations are applied only once per session now. Still with -x."
     )
-    c.call(
-        "terminal",
-        {"command": "python -m pytest -x -vv -o log_cli=true --log-cli-level=DEBUG"},
-        terminal_output(pt.verbose_run(), 0),
-    )
+    c.terminal("python -m pytest -x -vv -o log_cli=true --log-cli-level=DEBUG", pt.verbose_run())
     c.assistant(
         "Confirmed: the live log shows `applying migration 0001_init.sql` and "
         "`applying migration 0002_add_email.sql` exactly once, during setup of the first test, "
@@ -790,63 +687,46 @@ def build() -> list[Message]:
         "template, so no rows leak between tests any more."
     )
     c.user("CI also runs ruff and mypy, check those too before we call it done.")
-    c.call("read_file", {"path": ".github/workflows/ci.yml"}, numbered(CI_YML))
-    c.call(
-        "terminal",
-        {"command": "ruff check tasklog tests"},
-        terminal_output(
-            "tasklog/tasks.py:7:38: F401 [*] `datetime.timezone` imported but unused\n"
-            "tests/conftest.py:1:1: I001 [*] Import block is un-sorted or un-formatted\n"
-            "Found 2 errors.\n[*] 2 fixable with the `--fix` option.",
-            1,
-        ),
+    c.read_file(".github/workflows/ci.yml", CI_YML)
+    c.terminal(
+        "ruff check tasklog tests",
+        "tasklog/tasks.py:7:38: F401 [*] `datetime.timezone` imported but unused\n"
+        "tests/conftest.py:1:1: I001 [*] Import block is un-sorted or un-formatted\n"
+        "Found 2 errors.\n[*] 2 fixable with the `--fix` option.",
+        1,
     )
     c.assistant(
         "The F401 is stale: my patch does use timezone now, so ruff is reading an old file? "
         "Let me check the import line in tasks.py before fixing anything automatically."
     )
-    c.call(
-        "read_file",
-        {"path": "tasklog/tasks.py", "offset": 1, "limit": 12},
-        numbered("\n".join(files.TASKS_PY.split("\n")[:12])),
-    )
+    c.read_file("tasklog/tasks.py", "\n".join(files.TASKS_PY.split("\n")[:12]), offset=1, limit=12)
     c.assistant(
         "The import is `from datetime import datetime, timedelta, timezone` and timezone is used "
         "by both patches, so the F401 came from ruff's cache of the file before the patch. "
         "The I001 in conftest.py is real (my new fixture module). Clearing the cache and "
         "letting ruff sort the imports."
     )
-    c.call(
-        "terminal",
-        {"command": "ruff clean && ruff check --fix tasklog tests && ruff check tasklog tests"},
-        terminal_output(
-            "Removing cache at: .ruff_cache\nFound 1 error (1 fixed, 0 remaining).\n"
-            "All checks passed!",
-            0,
-        ),
+    c.terminal(
+        "ruff clean && ruff check --fix tasklog tests && ruff check tasklog tests",
+        "Removing cache at: .ruff_cache\nFound 1 error (1 fixed, 0 remaining).\nAll checks passed!",
     )
-    c.call(
-        "terminal",
-        {"command": "mypy tasklog"},
-        terminal_output(
-            "tasklog/tasks.py:33: error: Returning Any from function declared to return "
-            '"datetime | None"  [no-any-return]\nFound 1 error in 1 file (checked 9 source files)',
-            1,
-        ),
+    c.terminal(
+        "mypy tasklog",
+        "tasklog/tasks.py:33: error: Returning Any from function declared to return "
+        '"datetime | None"  [no-any-return]\nFound 1 error in 1 file (checked 9 source files)',
+        1,
     )
     c.assistant(
         "mypy does not know the type of `dateparser.isoparse` in the branch where I call "
         "`.replace`. CI installs types-python-dateutil; locally it is missing."
     )
-    c.call(
-        "terminal",
-        {"command": "pip install -q types-python-dateutil && mypy tasklog"},
-        terminal_output("Success: no issues found in 9 source files", 0),
+    c.terminal(
+        "pip install -q types-python-dateutil && mypy tasklog",
+        "Success: no issues found in 9 source files",
     )
-    c.call(
-        "terminal",
-        {"command": "python -m pytest -x --cov --cov-report=term-missing -q"},
-        terminal_output(f"{'.' * 80}\n{'.' * 80}\n{'.' * 56}\n{COVERAGE}\n216 passed in 5.37s", 0),
+    c.terminal(
+        "python -m pytest -x --cov --cov-report=term-missing -q",
+        f"{'.' * 80}\n{'.' * 80}\n{'.' * 56}\n{COVERAGE}\n216 passed in 5.37s",
     )
     c.user(
         "One more thing from staging: signing up with an address that already exists returns "
@@ -858,45 +738,34 @@ def build() -> list[Message]:
 
 
 def _api_fix(c: Conversation) -> None:
-    c.call(
-        "terminal",
-        {
-            "command": "ssh deploy@staging-1 journalctl -u tasklog --since 07:00 --until 08:00 --no-pager"
-        },
-        terminal_output(logs.staging_log(), 0),
+    c.terminal(
+        "ssh deploy@staging-1 journalctl -u tasklog --since 07:00 --until 08:00 --no-pager",
+        logs.staging_log(),
     )
     c.assistant(
         "Two 500s on POST /api/signup in the staging hour, both `sqlite3.IntegrityError: UNIQUE "
         "constraint failed: users.email` from create_user — the same unhandled error as in the "
         "tests, reached through the API."
     )
-    c.call(
-        "search_files",
-        {"pattern": "create_user", "path": "tasklog/"},
-        _search(
-            "create_user",
-            "tasklog/",
-            [
-                (
-                    "tasklog/users.py",
-                    53,
-                    "def create_user(conn: sqlite3.Connection, username: str, email: str, password: str) -> User:",
-                ),
-                (
-                    "tasklog/api.py",
-                    33,
-                    'user = users.create_user(get_db(), data["username"], data["email"], data["password"])',
-                ),
-                ("tasklog/cli.py", 61, "user = users.create_user(conn, username, email, password)"),
-            ],
-        ),
+    c.search(
+        "create_user",
+        "tasklog/",
+        [
+            (
+                "tasklog/users.py",
+                53,
+                "def create_user(conn: sqlite3.Connection, username: str, email: str, password: str) -> User:",
+            ),
+            (
+                "tasklog/api.py",
+                33,
+                'user = users.create_user(get_db(), data["username"], data["email"], data["password"])',
+            ),
+            ("tasklog/cli.py", 61, "user = users.create_user(conn, username, email, password)"),
+        ],
     )
-    c.call("read_file", {"path": "tasklog/api.py"}, numbered(API_PY))
-    c.call(
-        "read_file",
-        {"path": "tests/test_api_auth.py", "offset": 1, "limit": 20},
-        numbered(TEST_API_HEAD),
-    )
+    c.read_file("tasklog/api.py", API_PY)
+    c.read_file("tests/test_api_auth.py", TEST_API_HEAD, offset=1, limit=20)
     c.assistant(
         "Yes, same root: before my change create_user leaked sqlite3.IntegrityError, which the "
         "signup view does not catch, hence the 500. Now it raises DuplicateEmail — a ValueError "
@@ -913,14 +782,12 @@ def _api_fix(c: Conversation) -> None:
         "    assert response.status_code == 409\n"
         '    assert response.get_json() == {"error": "an account with this e-mail address already exists"}\n'
     )
-    c.call(
-        "terminal",
-        {
-            "command": "cat >> tests/test_api_auth.py << 'EOF'"
-            + test_code
-            + "EOF\npython -m pytest -x tests/test_api_auth.py"
-        },
+    c.terminal(
+        "cat >> tests/test_api_auth.py << 'EOF'"
+        + test_code
+        + "EOF\npython -m pytest -x tests/test_api_auth.py",
         api_failure(),
+        1,
     )
     c.assistant(
         "Interesting: 500, not 400. The captured log shows `tasklog.users.DuplicateEmail: "
@@ -929,51 +796,26 @@ def _api_fix(c: Conversation) -> None:
         "line 44 of an older api.py; the dev server keeps a stale .pyc. Either way the fix is "
         "the explicit except clause."
     )
-    c.call(
-        "patch",
-        {
-            "path": "tasklog/api.py",
-            "mode": "replace",
-            "old_string": API_PATCH_OLD,
-            "new_string": API_PATCH_NEW,
-        },
-        _patch_result("tasklog/api.py", API_PATCH_OLD, API_PATCH_NEW),
+    c.patch("tasklog/api.py", API_PATCH_OLD, API_PATCH_NEW)
+    c.terminal(
+        "python -m pytest -x tests/test_api_auth.py::test_signup_duplicate_email_returns_409 -q",
+        ".                                                                        [100%]\n1 passed in 0.38s",
     )
-    c.call(
-        "terminal",
-        {
-            "command": "python -m pytest -x tests/test_api_auth.py::test_signup_duplicate_email_returns_409 -q"
-        },
-        terminal_output(
-            ".                                                                        [100%]\n1 passed in 0.38s",
-            0,
-        ),
+    c.terminal("python -m pytest -x", passing_run(217, "4.11"))
+    c.terminal(
+        "git diff --stat && git status --short",
+        " tasklog/api.py         |  2 ++\n tasklog/tasks.py        |  8 ++++++--\n"
+        " tasklog/users.py        | 15 ++++++++++-----\n tests/conftest.py       | 21 +++++++++++++++-----\n"
+        " tests/test_api_auth.py  |  9 +++++++++\n 5 files changed, 42 insertions(+), 13 deletions(-)\n"
+        " M tasklog/api.py\n M tasklog/tasks.py\n M tasklog/users.py\n M tests/conftest.py\n"
+        " M tests/test_api_auth.py",
     )
-    c.call("terminal", {"command": "python -m pytest -x"}, passing_run(217, "4.11"))
-    c.call(
-        "terminal",
-        {"command": "git diff --stat && git status --short"},
-        terminal_output(
-            " tasklog/api.py         |  2 ++\n tasklog/tasks.py        |  8 ++++++--\n"
-            " tasklog/users.py        | 15 ++++++++++-----\n tests/conftest.py       | 21 +++++++++++++++-----\n"
-            " tests/test_api_auth.py  |  9 +++++++++\n 5 files changed, 42 insertions(+), 13 deletions(-)\n"
-            " M tasklog/api.py\n M tasklog/tasks.py\n M tasklog/users.py\n M tests/conftest.py\n"
-            " M tests/test_api_auth.py",
-            0,
-        ),
-    )
-    c.call(
-        "terminal",
-        {
-            "command": 'ssh deploy@staging-1 "sqlite3 -header -column /srv/tasklog/data/tasklog.sqlite3 '
-            "'SELECT lower(email) AS address, COUNT(*) AS accounts FROM users "
-            "GROUP BY lower(email) HAVING COUNT(*) > 1;'\""
-        },
-        terminal_output(
-            "address                 accounts\n----------------------  --------\n"
-            "p.nakamura@example.org  2       ",
-            0,
-        ),
+    c.terminal(
+        'ssh deploy@staging-1 "sqlite3 -header -column /srv/tasklog/data/tasklog.sqlite3 '
+        "'SELECT lower(email) AS address, COUNT(*) AS accounts FROM users "
+        "GROUP BY lower(email) HAVING COUNT(*) > 1;'\"",
+        "address                 accounts\n----------------------  --------\n"
+        "p.nakamura@example.org  2       ",
         text="One more check: does staging already hold addresses that differ only in case? "
         "Those would now be impossible to log in to by e-mail.",
     )
@@ -995,29 +837,19 @@ def _api_fix(c: Conversation) -> None:
         "explains the fixture change, and write me a short PR description (what broke, why, what "
         "changed, how it was tested). Don't push — I'll open the PR myself."
     )
-    c.call(
-        "terminal",
-        {
-            "command": "git switch -c fix/test-isolation && git add tasklog tests && git diff --cached --stat"
-        },
-        terminal_output(
-            "Switched to a new branch 'fix/test-isolation'\n"
-            " tasklog/api.py         |  2 ++\n tasklog/tasks.py        |  8 ++++++--\n"
-            " tasklog/users.py        | 15 ++++++++++-----\n tests/conftest.py       | 21 +++++++++++++++-----\n"
-            " tests/test_api_auth.py  |  9 +++++++++\n 5 files changed, 42 insertions(+), 13 deletions(-)",
-            0,
-        ),
+    c.terminal(
+        "git switch -c fix/test-isolation && git add tasklog tests && git diff --cached --stat",
+        "Switched to a new branch 'fix/test-isolation'\n"
+        " tasklog/api.py         |  2 ++\n tasklog/tasks.py        |  8 ++++++--\n"
+        " tasklog/users.py        | 15 ++++++++++-----\n tests/conftest.py       | 21 +++++++++++++++-----\n"
+        " tests/test_api_auth.py  |  9 +++++++++\n 5 files changed, 42 insertions(+), 13 deletions(-)",
     )
-    c.call(
-        "terminal",
-        {"command": "git commit -q -F - <<'EOF'\n" + COMMIT_MESSAGE + "\nEOF\ngit log -1 --stat"},
-        terminal_output(
-            "commit 8e41c07d2b9a5f3e1c6d0a7b4f2e9c8d1a3b5f60 (HEAD -> fix/test-isolation)\n"
-            "Author: Maya Lindqvist <maya@tasklog.dev>\nDate:   Mon Jun 3 10:02:37 2024 +0200\n\n"
-            + "\n".join(f"    {line}" if line else "" for line in COMMIT_MESSAGE.split("\n"))
-            + "\n\n tasklog/api.py         |  2 ++\n tasklog/tasks.py        |  8 ++++++--\n"
-            " tasklog/users.py        | 15 ++++++++++-----\n tests/conftest.py       | 21 +++++++++++++++-----\n"
-            " tests/test_api_auth.py  |  9 +++++++++\n 5 files changed, 42 insertions(+), 13 deletions(-)",
-            0,
-        ),
+    c.terminal(
+        "git commit -q -F - <<'EOF'\n" + COMMIT_MESSAGE + "\nEOF\ngit log -1 --stat",
+        "commit 8e41c07d2b9a5f3e1c6d0a7b4f2e9c8d1a3b5f60 (HEAD -> fix/test-isolation)\n"
+        "Author: Maya Lindqvist <maya@tasklog.dev>\nDate:   Mon Jun 3 10:02:37 2024 +0200\n\n"
+        + "\n".join(f"    {line}" if line else "" for line in COMMIT_MESSAGE.split("\n"))
+        + "\n\n tasklog/api.py         |  2 ++\n tasklog/tasks.py        |  8 ++++++--\n"
+        " tasklog/users.py        | 15 ++++++++++-----\n tests/conftest.py       | 21 +++++++++++++++-----\n"
+        " tests/test_api_auth.py  |  9 +++++++++\n 5 files changed, 42 insertions(+), 13 deletions(-)",
     )

@@ -1,4 +1,4 @@
-"""Shared helpers for the sample-session builders: deterministic ids and a message builder.
+"""Shared helpers for the sample-session builders: deterministic ids, tool results, messages.
 
 Everything here is deterministic (ids derive from a hash of the sample name and a counter, never
 from the clock or an unseeded random), so re-running build_samples.py reproduces the files byte
@@ -61,6 +61,28 @@ def numbered(text: str, start: int = 1) -> str:
     return "\n".join(f"{start + i:>6}\t{line}" for i, line in enumerate(lines))
 
 
+def patch_result(path: str, old: str, new: str, hunk: str | None = None) -> str:
+    """A patch tool result: the diff of replacing `old` by `new` (or the given `hunk` body)."""
+    if hunk is None:
+        minus = "\n".join(f"-{line}" for line in old.split("\n"))
+        plus = "\n".join(f"+{line}" for line in new.split("\n"))
+        hunk = f"{minus}\n{plus}"
+    diff = f"--- a/{path}\n+++ b/{path}\n@@\n{hunk}"
+    return json.dumps({"success": True, "diff": diff, "files_modified": [path]})
+
+
+def search_result(matches: list[tuple[str, int, str]]) -> str:
+    """A search_files tool result from (path, line, content) rows."""
+    return json.dumps(
+        {
+            "total_count": len(matches),
+            "matches": [{"path": p, "line": n, "content": c} for p, n, c in matches],
+        },
+        ensure_ascii=False,
+        indent=1,
+    )
+
+
 class Conversation:
     """Builds an OpenAI chat-completions message list, pairing every call with its result."""
 
@@ -109,6 +131,49 @@ class Conversation:
             if output is not None:
                 self.tool_result(call_id, output)
         return ids
+
+    def terminal(
+        self, command: str, output: str | None, exit_code: int = 0, text: str | None = None
+    ) -> str:
+        """A terminal call printing `output` (None: the call never got its result)."""
+        result = None if output is None else terminal_output(output, exit_code)
+        return self.call("terminal", {"command": command}, result, text)
+
+    def read_file(
+        self,
+        path: str,
+        content: str,
+        offset: int | None = None,
+        limit: int | None = None,
+        text: str | None = None,
+    ) -> str:
+        """A read_file call showing `content` numbered from `offset` (the whole file without one)."""
+        arguments: dict[str, Any] = {"path": path}
+        if offset is not None:
+            arguments.update(offset=offset, limit=limit)
+        return self.call("read_file", arguments, numbered(content, offset or 1), text)
+
+    def write_file(self, path: str, content: str, text: str | None = None) -> str:
+        result = json.dumps({"bytes_written": len(content.encode()), "dirs_created": False})
+        return self.call("write_file", {"path": path, "content": content}, result, text)
+
+    def patch(
+        self, path: str, old: str, new: str, hunk: str | None = None, text: str | None = None
+    ) -> str:
+        arguments = {"path": path, "mode": "replace", "old_string": old, "new_string": new}
+        return self.call("patch", arguments, patch_result(path, old, new, hunk), text)
+
+    def search(
+        self,
+        pattern: str,
+        path: str,
+        matches: list[tuple[str, int, str]],
+        target: str | None = None,
+    ) -> str:
+        arguments = {"pattern": pattern, "path": path}
+        if target is not None:
+            arguments["target"] = target
+        return self.call("search_files", arguments, search_result(matches))
 
     def tool_result(self, call_id: str, output: str) -> None:
         self.messages.append({"role": "tool", "tool_call_id": call_id, "content": output})

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from builders import coding
 from builders import tasklog_logs as logs
-from builders.common import Conversation, Message, terminal_output, token
+from builders.common import Conversation, Message, token
 
 # Line counts that tune the token sizes (o200k_base, the gpt-4o tokenizer).
 MIDDLE_LOG_LINES = 113
@@ -209,37 +209,26 @@ def build() -> list[Message]:
         "I'll pull the journal of both web hosts for 22:00–23:00, find the first failing request "
         "and the exact error, correlate it with the deploy log, and then write the postmortem."
     )
-    c.call(
-        "terminal",
-        {
-            "command": "ssh deploy@web-2 journalctl -u tasklog --since '22:00' --until '23:00' --no-pager"
-        },
-        terminal_output(_journal("web-2", MIDDLE_LOG_LINES, 0), 0),
+    c.terminal(
+        "ssh deploy@web-2 journalctl -u tasklog --since '22:00' --until '23:00' --no-pager",
+        _journal("web-2", MIDDLE_LOG_LINES, 0),
     )
-    c.call(
-        "terminal",
-        {
-            "command": "ssh deploy@web-1 journalctl -u tasklog --since '22:00' --until '23:00' --no-pager"
-        },
-        terminal_output(_journal("web-1", MIDDLE_LOG_LINES, 60), 0),
+    c.terminal(
+        "ssh deploy@web-1 journalctl -u tasklog --since '22:00' --until '23:00' --no-pager",
+        _journal("web-1", MIDDLE_LOG_LINES, 60),
     )
-    c.call(
-        "terminal",
-        {"command": "gh run view 9381 --log-failed"},
-        terminal_output(logs.ci_failed_log(), 0),
+    c.terminal(
+        "gh run view 9381 --log-failed",
+        logs.ci_failed_log(),
         text="The error matches the CI failure from the same release; the CI log for comparison:",
     )
-    c.call(
-        "terminal",
-        {
-            "command": 'ssh deploy@web-2 \'grep -c "POST /api/signup HTTP/1.1\\" 500" /var/log/nginx/access.log.1\''
-        },
-        terminal_output("212", 0),
+    c.terminal(
+        'ssh deploy@web-2 \'grep -c "POST /api/signup HTTP/1.1\\" 500" /var/log/nginx/access.log.1\'',
+        "212",
     )
-    c.call(
-        "terminal",
-        {"command": "git diff 3e6b7f8 4c1e9a7 -- migrations tasklog/users.py tests/conftest.py"},
-        terminal_output(logs.merge_diff(), 0),
+    c.terminal(
+        "git diff 3e6b7f8 4c1e9a7 -- migrations tasklog/users.py tests/conftest.py",
+        logs.merge_diff(),
     )
     c.assistant(
         "Root cause found: the release normalises addresses before the INSERT, and the unique "
@@ -253,15 +242,13 @@ def build() -> list[Message]:
         "Perfect, that's going in the wiki. Last step: check that the rollback really fixed it — "
         "look at the last 30 minutes of both journals and tell me whether any signup still fails."
     )
-    c.call(
-        "terminal",
-        {"command": "ssh deploy@web-2 journalctl -u tasklog --since '-30min' --no-pager"},
-        terminal_output(_journal("web-2", TAIL_LOG_LINES, 0).replace("[ERROR]", "[INFO]"), 0),
+    c.terminal(
+        "ssh deploy@web-2 journalctl -u tasklog --since '-30min' --no-pager",
+        _journal("web-2", TAIL_LOG_LINES, 0).replace("[ERROR]", "[INFO]"),
     )
-    c.call(
-        "terminal",
-        {"command": "ssh deploy@web-1 journalctl -u tasklog --since '-30min' --no-pager"},
-        terminal_output(_journal("web-1", TAIL_LOG_LINES, 60).replace("[ERROR]", "[INFO]"), 0),
+    c.terminal(
+        "ssh deploy@web-1 journalctl -u tasklog --since '-30min' --no-pager",
+        _journal("web-1", TAIL_LOG_LINES, 60).replace("[ERROR]", "[INFO]"),
     )
     c.assistant(
         "No sign-up failed in the last 30 minutes on either host: every POST /api/signup in both "

@@ -7,14 +7,12 @@ the library); tests/test_samples.py checks they equal compaction.summary's const
 
 from __future__ import annotations
 
-import json
-
 from builders import coding
 from builders import pytest_output as pt
 from builders import tasklog_files as files
 from builders import tasklog_logs as logs
 from builders.anchor import build as build_anchor  # noqa: F401  (re-exported for the driver)
-from builders.common import Conversation, Message, numbered, terminal_output
+from builders.common import Conversation, Message, terminal_output
 
 SUMMARY_PREFIX = (
     "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted into the summary below. "
@@ -309,7 +307,7 @@ tasklog/users.py:128: IntegrityError
 FAILED tests/test_reset.py::test_delete_user_with_pending_reset - sqlite3.IntegrityError: FOREIGN KEY constraint failed
 !!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!
 ========================= 1 failed, 8 passed in 1.12s =========================="""
-    return terminal_output(text, 1)
+    return text
 
 
 def _smtp_log(count: int) -> str:
@@ -354,58 +352,43 @@ def build_already_compacted() -> list[Message]:
         "tasklog/reset.py for issuing and redeeming tokens, tests first as requested, then the "
         "API endpoints."
     )
-    c.call("read_file", {"path": "tasklog/db.py"}, numbered(files.DB_PY))
-    c.call(
-        "terminal",
-        {"command": "ls migrations && git log --oneline -3"},
-        terminal_output(
-            "0001_init.sql\n0002_add_email.sql\n"
-            "5f0c2aa (HEAD -> main, origin/main) Merge pull request #214 from maya/fix/test-isolation\n"
-            "8e41c07 Isolate test databases; raise DuplicateEmail; aware due_soon\n"
-            "4c1e9a7 Merge branch 'email-login'",
-            0,
-        ),
+    c.read_file("tasklog/db.py", files.DB_PY)
+    c.terminal(
+        "ls migrations && git log --oneline -3",
+        "0001_init.sql\n0002_add_email.sql\n"
+        "5f0c2aa (HEAD -> main, origin/main) Merge pull request #214 from maya/fix/test-isolation\n"
+        "8e41c07 Isolate test databases; raise DuplicateEmail; aware due_soon\n"
+        "4c1e9a7 Merge branch 'email-login'",
     )
-    c.call(
-        "write_file",
-        {"path": "tests/test_reset.py", "content": TEST_RESET},
-        json.dumps({"bytes_written": len(TEST_RESET.encode()), "dirs_created": False}),
+    c.write_file(
+        "tests/test_reset.py",
+        TEST_RESET,
         text="Tests first: the flow, single use, expiry, no user enumeration, and deletion.",
     )
-    c.call(
-        "terminal",
-        {"command": "python -m pytest -x tests/test_reset.py"},
-        terminal_output(
-            f"{pt.SESSION_HEADER.format(verbose='', count=5)}\n"
-            "tests/test_reset.py E                                                     [ 20%]\n\n"
-            "==================================== ERRORS ====================================\n"
-            "_______________________ ERROR collecting tests/test_reset.py ____________________\n"
-            "ImportError while importing test module '/home/maya/src/tasklog/tests/test_reset.py'.\n"
-            "tests/test_reset.py:7: in <module>\n    from tasklog import reset, users\n"
-            "E   ImportError: cannot import name 'reset' from 'tasklog' (/home/maya/src/tasklog/tasklog/__init__.py)\n"
-            "=========================== short test summary info ============================\n"
-            "ERROR tests/test_reset.py\n!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!\n"
-            "=============================== 1 error in 0.31s ===============================",
-            2,
-        ),
+    c.terminal(
+        "python -m pytest -x tests/test_reset.py",
+        f"{pt.SESSION_HEADER.format(verbose='', count=5)}\n"
+        "tests/test_reset.py E                                                     [ 20%]\n\n"
+        "==================================== ERRORS ====================================\n"
+        "_______________________ ERROR collecting tests/test_reset.py ____________________\n"
+        "ImportError while importing test module '/home/maya/src/tasklog/tests/test_reset.py'.\n"
+        "tests/test_reset.py:7: in <module>\n    from tasklog import reset, users\n"
+        "E   ImportError: cannot import name 'reset' from 'tasklog' (/home/maya/src/tasklog/tasklog/__init__.py)\n"
+        "=========================== short test summary info ============================\n"
+        "ERROR tests/test_reset.py\n!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!\n"
+        "=============================== 1 error in 0.31s ===============================",
+        2,
     )
-    c.call(
-        "write_file",
-        {"path": "migrations/0003_password_resets.sql", "content": MIGRATION_3},
-        json.dumps({"bytes_written": len(MIGRATION_3.encode()), "dirs_created": False}),
+    c.write_file(
+        "migrations/0003_password_resets.sql",
+        MIGRATION_3,
         text="Red as expected. A new migration (0001 and 0002 stay untouched):",
     )
-    c.call(
-        "write_file",
-        {"path": "tasklog/reset.py", "content": RESET_PY},
-        json.dumps({"bytes_written": len(RESET_PY.encode()), "dirs_created": False}),
-    )
-    c.call(
-        "terminal",
-        {
-            "command": f"cat >> tasklog/users.py << 'EOF'{SET_PASSWORD}\nEOF\npython -m pytest -x tests/test_reset.py"
-        },
+    c.write_file("tasklog/reset.py", RESET_PY)
+    c.terminal(
+        f"cat >> tasklog/users.py << 'EOF'{SET_PASSWORD}\nEOF\npython -m pytest -x tests/test_reset.py",
         _fk_failure(),
+        1,
     )
     c.assistant(
         "Four of five pass. test_delete_user_with_pending_reset fails with `sqlite3.IntegrityError: "
@@ -414,23 +397,13 @@ def build_already_compacted() -> list[Message]:
         "transaction rather than adding ON DELETE CASCADE, which would need another migration "
         "for a table we just created — cleaner to keep 0003 as it is."
     )
-    c.call(
-        "patch",
-        {
-            "path": "tasklog/users.py",
-            "mode": "replace",
-            "old_string": DELETE_OLD,
-            "new_string": DELETE_NEW,
-        },
-        json.dumps(
-            {
-                "success": True,
-                "diff": f"--- a/tasklog/users.py\n+++ b/tasklog/users.py\n@@\n {DELETE_OLD.strip()}\n+{DELETE_NEW.split(chr(10))[1].strip()}",
-                "files_modified": ["tasklog/users.py"],
-            }
-        ),
+    c.patch(
+        "tasklog/users.py",
+        DELETE_OLD,
+        DELETE_NEW,
+        hunk=f" {DELETE_OLD.strip()}\n+{DELETE_NEW.split(chr(10))[1].strip()}",
     )
-    c.call("terminal", {"command": "python -m pytest -x"}, coding.passing_run(222, "4.38"))
+    c.terminal("python -m pytest -x", coding.passing_run(222, "4.38"))
     c.user(
         "Good. Also rate-limit reset requests: at most 3 per address per hour, and answer the API "
         "call the same way whether or not the limit was hit, so nobody can probe for accounts. "
@@ -440,121 +413,75 @@ def build_already_compacted() -> list[Message]:
         "Understood: a per-address limit of 3 per rolling hour, counted from password_resets "
         "rows, with an identical 202 response either way. Then a demo against aiosmtpd."
     )
-    c.call(
-        "search_files",
-        {"pattern": "password_resets", "path": "."},
-        json.dumps(
-            {
-                "total_count": 4,
-                "matches": [
-                    {
-                        "path": "migrations/0003_password_resets.sql",
-                        "line": 2,
-                        "content": "CREATE TABLE password_resets (",
-                    },
-                    {
-                        "path": "tasklog/reset.py",
-                        "line": 33,
-                        "content": '"INSERT INTO password_resets (user_id, token_hash, created_at, expires_at) "',
-                    },
-                    {
-                        "path": "tasklog/reset.py",
-                        "line": 50,
-                        "content": '"SELECT id, user_id, expires_at, used_at FROM password_resets WHERE token_hash = ?",',
-                    },
-                    {
-                        "path": "tasklog/users.py",
-                        "line": 129,
-                        "content": 'conn.execute("DELETE FROM password_resets WHERE user_id = ?", (user_id,))',
-                    },
-                ],
-            },
-            indent=1,
-        ),
+    c.search(
+        "password_resets",
+        ".",
+        [
+            ("migrations/0003_password_resets.sql", 2, "CREATE TABLE password_resets ("),
+            (
+                "tasklog/reset.py",
+                33,
+                '"INSERT INTO password_resets (user_id, token_hash, created_at, expires_at) "',
+            ),
+            (
+                "tasklog/reset.py",
+                50,
+                '"SELECT id, user_id, expires_at, used_at FROM password_resets WHERE token_hash = ?",',
+            ),
+            (
+                "tasklog/users.py",
+                129,
+                'conn.execute("DELETE FROM password_resets WHERE user_id = ?", (user_id,))',
+            ),
+        ],
     )
-    c.call("read_file", {"path": "tasklog/api.py"}, numbered(coding.API_PY))
-    c.call("read_file", {"path": "tasklog/reset.py"}, numbered(RESET_PY))
-    c.call("read_file", {"path": "tests/test_reset.py"}, numbered(TEST_RESET))
-    c.call(
-        "terminal",
-        {
-            "command": "cat >> tests/test_reset.py << 'EOF'"
-            + TEST_LIMIT
-            + "EOF\npython -m pytest -x tests/test_reset.py"
-        },
-        terminal_output(LIMIT_FAILURE, 1),
+    c.read_file("tasklog/api.py", coding.API_PY)
+    c.read_file("tasklog/reset.py", RESET_PY)
+    c.read_file("tests/test_reset.py", TEST_RESET)
+    c.terminal(
+        "cat >> tests/test_reset.py << 'EOF'"
+        + TEST_LIMIT
+        + "EOF\npython -m pytest -x tests/test_reset.py",
+        LIMIT_FAILURE,
+        1,
     )
     c.assistant(
         "The new test fails as it should before the change: the fourth request still sent a mail "
         "(`AssertionError: assert 5 == 3`: all five requests sent a mail). Applying the limit."
     )
-    c.call(
-        "patch",
-        {
-            "path": "tasklog/reset.py",
-            "mode": "replace",
-            "old_string": LIMIT_OLD,
-            "new_string": LIMIT_NEW,
-        },
-        json.dumps(
-            {
-                "success": True,
-                "diff": "--- a/tasklog/reset.py\n+++ b/tasklog/reset.py\n@@\n"
-                + "\n".join(f"-{line}" for line in LIMIT_OLD.split("\n"))
-                + "\n"
-                + "\n".join(f"+{line}" for line in LIMIT_NEW.split("\n")),
-                "files_modified": ["tasklog/reset.py"],
-            }
+    c.patch("tasklog/reset.py", LIMIT_OLD, LIMIT_NEW)
+    c.terminal(
+        "(python -m aiosmtpd -n -l localhost:8025 > /tmp/smtp.log 2>&1 &) && sleep 1 && "
+        "MAIL_PORT=8025 python -m tasklog.cli demo-reset alice bob carol --repeat 8 && cat /tmp/smtp.log",
+        _smtp_log(9)
+        + "\n"
+        + "\n".join(
+            f"demo-reset: {('alice', 'bob', 'carol')[n % 3]}@example.com attempt {n // 3 + 4}: "
+            "rate limited (3 per hour), no mail sent, API would answer 202"
+            for n in range(15)
         ),
     )
-    c.call(
-        "terminal",
-        {
-            "command": "(python -m aiosmtpd -n -l localhost:8025 > /tmp/smtp.log 2>&1 &) && sleep 1 && "
-            "MAIL_PORT=8025 python -m tasklog.cli demo-reset alice bob carol --repeat 8 && cat /tmp/smtp.log"
-        },
-        terminal_output(
-            _smtp_log(9)
-            + "\n"
-            + "\n".join(
-                f"demo-reset: {('alice', 'bob', 'carol')[n % 3]}@example.com attempt {n // 3 + 4}: "
-                "rate limited (3 per hour), no mail sent, API would answer 202"
-                for n in range(15)
-            ),
-            0,
-        ),
-    )
-    c.call(
-        "terminal",
-        {"command": "python -m pytest --collect-only -q | tail -n 230"},
-        terminal_output(logs.collect_only(), 0),
+    c.terminal(
+        "python -m pytest --collect-only -q | tail -n 230",
+        logs.collect_only(),
         text="Checking the new tests are collected alongside the rest before the full verbose run:",
     )
-    c.call(
-        "terminal",
-        {"command": "python -m pytest -x -vv -o log_cli=true --log-cli-level=DEBUG"},
-        terminal_output(pt.verbose_run().replace("216", "223"), 0),
+    c.terminal(
+        "python -m pytest -x -vv -o log_cli=true --log-cli-level=DEBUG",
+        pt.verbose_run().replace("216", "223"),
     )
-    c.call(
-        "terminal",
-        {"command": "python -m pytest -x --cov --cov-report=term-missing -q | tail -n 16"},
-        terminal_output(
-            coding.COVERAGE.replace(
-                "tasklog/users.py            71      2     16      1    96%   103-104",
-                "tasklog/reset.py            38      0      8      0   100%\n"
-                "tasklog/users.py            77      2     16      1    96%   103-104",
-            )
-            + "\n223 passed in 5.61s",
-            0,
-        ),
+    c.terminal(
+        "python -m pytest -x --cov --cov-report=term-missing -q | tail -n 16",
+        coding.COVERAGE.replace(
+            "tasklog/users.py            71      2     16      1    96%   103-104",
+            "tasklog/reset.py            38      0      8      0   100%\n"
+            "tasklog/users.py            77      2     16      1    96%   103-104",
+        )
+        + "\n223 passed in 5.61s",
     )
-    c.call(
-        "terminal",
-        {"command": "python -m pytest -x tests/test_reset.py -q"},
-        terminal_output(
-            "......                                                                   [100%]\n6 passed in 0.88s",
-            0,
-        ),
+    c.terminal(
+        "python -m pytest -x tests/test_reset.py -q",
+        "......                                                                   [100%]\n6 passed in 0.88s",
     )
     c.assistant(
         "Rate limit in place: the demo sent 8 requests per address and exactly 3 mails per address "
@@ -614,19 +541,15 @@ def build_orphans() -> list[Message]:
         "I'll check the backfill command, dry-run it against a copy of the staging database, "
         "then run it on staging and compare counts."
     )
-    c.call("read_file", {"path": "tasklog/users.py"}, numbered(files.USERS_PY))
-    c.call(
-        "terminal",
-        {"command": "python -m tasklog.cli backfill --help"},
-        terminal_output(
-            "Usage: python -m tasklog.cli backfill [OPTIONS] FIELD\n\n"
-            "  Fill a column for existing rows from the audit log.\n\n"
-            "Options:\n  --db PATH        database file  [env var: TASKLOG_DB; required]\n"
-            "  --since DATE     only consider audit events after DATE\n"
-            "  --batch INTEGER  rows per transaction  [default: 500]\n"
-            "  --dry-run        report what would change, change nothing\n  --help           Show this message and exit.",
-            0,
-        ),
+    c.read_file("tasklog/users.py", files.USERS_PY)
+    c.terminal(
+        "python -m tasklog.cli backfill --help",
+        "Usage: python -m tasklog.cli backfill [OPTIONS] FIELD\n\n"
+        "  Fill a column for existing rows from the audit log.\n\n"
+        "Options:\n  --db PATH        database file  [env var: TASKLOG_DB; required]\n"
+        "  --since DATE     only consider audit events after DATE\n"
+        "  --batch INTEGER  rows per transaction  [default: 500]\n"
+        "  --dry-run        report what would change, change nothing\n  --help           Show this message and exit.",
     )
     c.user(RUNBOOK)
     c.assistant(
@@ -634,18 +557,11 @@ def build_orphans() -> list[Message]:
         "(3) check the suite and that staging is quiet, (4) run it with an explicit --db path, "
         "(5) report counts before and after. I will not run anything against production."
     )
-    c.call("read_file", {"path": "migrations/0004_email_verified.sql"}, numbered(MIGRATION_4))
-    c.call(
-        "read_file",
-        {"path": "tasklog/cli.py", "offset": 120, "limit": 40},
-        numbered(CLI_BACKFILL, 120),
-    )
+    c.read_file("migrations/0004_email_verified.sql", MIGRATION_4)
+    c.read_file("tasklog/cli.py", CLI_BACKFILL, offset=120, limit=40)
     # A result lost when the agent's previous process crashed: the call stays without a result.
-    c.call(
-        "terminal",
-        {
-            "command": "scp deploy@staging-1:/srv/tasklog/data/tasklog.sqlite3 /tmp/staging-copy.sqlite3"
-        },
+    c.terminal(
+        "scp deploy@staging-1:/srv/tasklog/data/tasklog.sqlite3 /tmp/staging-copy.sqlite3",
         None,
         text="Copying the staging database for a dry run.",
     )
@@ -653,50 +569,34 @@ def build_orphans() -> list[Message]:
         "Your last command seems to have hung — the agent crashed and I restarted it. The copy is "
         "in /tmp/staging-copy.sqlite3 anyway, I made it by hand. Carry on."
     )
-    c.call(
-        "terminal",
-        {
-            "command": 'sqlite3 /tmp/staging-copy.sqlite3 "SELECT email_verified, COUNT(*) FROM users GROUP BY 1;"'
-        },
-        terminal_output("0|48212", 0),
+    c.terminal(
+        'sqlite3 /tmp/staging-copy.sqlite3 "SELECT email_verified, COUNT(*) FROM users GROUP BY 1;"',
+        "0|48212",
     )
-    c.call(
-        "terminal",
-        {
-            "command": "TASKLOG_DB=/tmp/staging-copy.sqlite3 python -m tasklog.cli backfill email_verified --since 2024-05-01 --dry-run"
-        },
-        terminal_output(
-            "\n".join(
-                f"[dry-run] batch {n:>3}: {500 if n < 61 else 187} rows would change (users.id {1 + (n - 1) * 500}..{min(n * 500, 30687)})"
-                for n in range(1, 62)
-            )
-            + "\n[dry-run] total: 30,187 of 48,212 users would be marked verified",
-            0,
-        ),
+    c.terminal(
+        "TASKLOG_DB=/tmp/staging-copy.sqlite3 python -m tasklog.cli backfill email_verified --since 2024-05-01 --dry-run",
+        "\n".join(
+            f"[dry-run] batch {n:>3}: {500 if n < 61 else 187} rows would change (users.id {1 + (n - 1) * 500}..{min(n * 500, 30687)})"
+            for n in range(1, 62)
+        )
+        + "\n[dry-run] total: 30,187 of 48,212 users would be marked verified",
     )
-    c.call(
-        "terminal",
-        {
-            "command": "sqlite3 /tmp/staging-copy.sqlite3 \"SELECT COUNT(DISTINCT user_id) FROM audit_log WHERE action = 'login' AND method = 'email' AND at >= '2024-05-01';\""
-        },
-        terminal_output("30187", 0),
+    c.terminal(
+        "sqlite3 /tmp/staging-copy.sqlite3 \"SELECT COUNT(DISTINCT user_id) FROM audit_log WHERE action = 'login' AND method = 'email' AND at >= '2024-05-01';\"",
+        "30187",
         text="Runbook step 2: the dry-run count against a manual SELECT.",
     )
     c.assistant(
         "The manual count (30,187) matches the dry run exactly, so the command selects the rows we expect."
     )
-    c.call(
-        "terminal",
-        {"command": "python -m pytest -x -vv -o log_cli=true --log-cli-level=DEBUG"},
-        terminal_output(pt.verbose_run(), 0),
+    c.terminal(
+        "python -m pytest -x -vv -o log_cli=true --log-cli-level=DEBUG",
+        pt.verbose_run(),
         text="Before touching staging, the suite on this branch:",
     )
-    c.call(
-        "terminal",
-        {
-            "command": "ssh deploy@staging-1 journalctl -u tasklog --since 07:00 --until 08:00 --no-pager"
-        },
-        terminal_output(logs.staging_log(150), 0),
+    c.terminal(
+        "ssh deploy@staging-1 journalctl -u tasklog --since 07:00 --until 08:00 --no-pager",
+        logs.staging_log(150),
         text="Last check before writing: is staging quiet?",
     )
     c.assistant(
@@ -704,11 +604,8 @@ def build_orphans() -> list[Message]:
         "staging traffic is light (two old signup 500s, already fixed). Running it for real now."
     )
     # Interrupted by the user with Ctrl-C: this call never gets a result.
-    c.call(
-        "terminal",
-        {
-            "command": "ssh deploy@staging-1 'cd /srv/tasklog && TASKLOG_DB=$TASKLOG_PROD_DB venv/bin/python -m tasklog.cli backfill email_verified --since 2024-05-01'"
-        },
+    c.terminal(
+        "ssh deploy@staging-1 'cd /srv/tasklog && TASKLOG_DB=$TASKLOG_PROD_DB venv/bin/python -m tasklog.cli backfill email_verified --since 2024-05-01'",
         None,
     )
     c.user(
@@ -735,27 +632,18 @@ def build_orphans() -> list[Message]:
         "attempt to write a readonly database` on the first batch, so production was not "
         "modified. Verifying, then running against the staging file explicitly."
     )
-    c.call(
-        "terminal",
-        {
-            "command": "ssh deploy@staging-1 \"sqlite3 /mnt/prod-ro/tasklog.sqlite3 'SELECT email_verified, COUNT(*) FROM users GROUP BY 1;'\""
-        },
-        terminal_output("0|51877", 0),
+    c.terminal(
+        "ssh deploy@staging-1 \"sqlite3 /mnt/prod-ro/tasklog.sqlite3 'SELECT email_verified, COUNT(*) FROM users GROUP BY 1;'\"",
+        "0|51877",
     )
-    c.call(
-        "terminal",
-        {
-            "command": "ssh deploy@staging-1 'cd /srv/tasklog && venv/bin/python -m tasklog.cli backfill email_verified --db /srv/tasklog/data/tasklog.sqlite3 --since 2024-05-01'"
-        },
-        terminal_output(
-            "backfill email_verified since 2024-05-01 on /srv/tasklog/data/tasklog.sqlite3\n"
-            + "\n".join(
-                f"batch {n:>3}: {500 if n < 61 else 187} rows updated (users.id {1 + (n - 1) * 500}..{min(n * 500, 30687)})"
-                for n in range(1, 62)
-            )
-            + "\ntotal: 30,187 of 48,212 users marked verified",
-            0,
-        ),
+    c.terminal(
+        "ssh deploy@staging-1 'cd /srv/tasklog && venv/bin/python -m tasklog.cli backfill email_verified --db /srv/tasklog/data/tasklog.sqlite3 --since 2024-05-01'",
+        "backfill email_verified since 2024-05-01 on /srv/tasklog/data/tasklog.sqlite3\n"
+        + "\n".join(
+            f"batch {n:>3}: {500 if n < 61 else 187} rows updated (users.id {1 + (n - 1) * 500}..{min(n * 500, 30687)})"
+            for n in range(1, 62)
+        )
+        + "\ntotal: 30,187 of 48,212 users marked verified",
     )
     c.assistant(
         "Done. Production: untouched (all 51,877 users still email_verified = 0; the interrupted "
