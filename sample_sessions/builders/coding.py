@@ -86,9 +86,11 @@ E       sqlite3.IntegrityError: UNIQUE constraint failed: users.email
 tasklog/users.py:58: IntegrityError"""
 
 
+INTEGRITY_ERROR = "sqlite3.IntegrityError: UNIQUE constraint failed: users.email"
+
+
 def first_failure() -> str:
-    failed = pt.index_of("tests/test_users.py::test_login_with_email_is_case_insensitive")
-    body = _integrity_failure(
+    traceback = _integrity_failure(
         "tests/test_users.py",
         22,
         """db = <sqlite3.Connection object at 0x7f3a2c1b9e40>
@@ -97,25 +99,17 @@ def first_failure() -> str:
 >       alice = users.create_user(db, "alice", "Alice@Example.com", "s3cret-pass")""",
         "'alice', email = 'alice@example.com'",
     )
-    text = f"""{pt.SESSION_HEADER.format(verbose="", count=216)}
-{pt.progress_lines(failed)}
-
-=================================== FAILURES ===================================
-__________________ test_login_with_email_is_case_insensitive ___________________
-
-{body}
------------------------------- Captured log call -------------------------------
-DEBUG    tasklog.users:users.py:55 creating user alice <alice@example.com>
-=========================== short test summary info ============================
-FAILED tests/test_users.py::test_login_with_email_is_case_insensitive - sqlite3.IntegrityError: UNIQUE constraint failed: users.email
-!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!
-========================= 1 failed, 7 passed in 0.94s =========================="""
-    return text
+    return pt.stopped_run(
+        "tests/test_users.py::test_login_with_email_is_case_insensitive",
+        traceback,
+        INTEGRITY_ERROR,
+        "1 failed, 7 passed in 0.94s",
+        log="DEBUG    tasklog.users:users.py:55 creating user alice <alice@example.com>",
+    )
 
 
 def second_failure() -> str:
-    failed = pt.index_of("tests/test_users.py::test_duplicate_email_rejected")
-    body = _integrity_failure(
+    traceback = _integrity_failure(
         "tests/test_users.py",
         18,
         """db = <sqlite3.Connection object at 0x7f11d03a5b70>
@@ -126,32 +120,18 @@ alice = User(id=1, username='alice', email='alice@example.com', created_at='2024
 >           users.create_user(db, "alice2", "alice@example.com", "another password")""",
         "'alice2', email = 'alice@example.com'",
     )
-    text = f"""{pt.SESSION_HEADER.format(verbose="", count=216)}
-{pt.progress_lines(failed)}
-
-=================================== FAILURES ===================================
-________________________ test_duplicate_email_rejected _________________________
-
-{body}
------------------------------- Captured log call -------------------------------
-DEBUG    tasklog.users:users.py:55 creating user alice <alice@example.com>
-DEBUG    tasklog.users:users.py:55 creating user alice2 <alice@example.com>
-=========================== short test summary info ============================
-FAILED tests/test_users.py::test_duplicate_email_rejected - sqlite3.IntegrityError: UNIQUE constraint failed: users.email
-!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!
-========================= 1 failed, 6 passed in 0.71s =========================="""
-    return text
+    return pt.stopped_run(
+        "tests/test_users.py::test_duplicate_email_rejected",
+        traceback,
+        INTEGRITY_ERROR,
+        "1 failed, 6 passed in 0.71s",
+        log="DEBUG    tasklog.users:users.py:55 creating user alice <alice@example.com>\n"
+        "DEBUG    tasklog.users:users.py:55 creating user alice2 <alice@example.com>",
+    )
 
 
 def third_failure() -> str:
-    failed = pt.index_of("tests/test_tasks.py::test_due_soon_orders_by_due_date")
-    text = f"""{pt.SESSION_HEADER.format(verbose="", count=216)}
-{pt.progress_lines(failed)}
-
-=================================== FAILURES ===================================
-_______________________ test_due_soon_orders_by_due_date _______________________
-
-db = <sqlite3.Connection object at 0x7f11d03a6c00>
+    traceback = """db = <sqlite3.Connection object at 0x7f11d03a6c00>
 alice = User(id=1, username='alice', email='alice@example.com', created_at='2024-06-03T09:00:00+00:00', is_admin=False)
 
     @freeze_time("2024-06-03 09:00:00")
@@ -176,36 +156,16 @@ conn = <sqlite3.Connection object at 0x7f11d03a6c00>, days = 3, now = FakeDateti
 >       soon = [task for task in tasks if task.due is not None and task.due <= horizon]
 E       TypeError: can't compare offset-naive and offset-aware datetimes
 
-tasklog/tasks.py:91: TypeError
-=========================== short test summary info ============================
-FAILED tests/test_tasks.py::test_due_soon_orders_by_due_date - TypeError: can't compare offset-naive and offset-aware datetimes
-!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!
-========================= 1 failed, 15 passed in 1.02s ========================="""
-    return text
+tasklog/tasks.py:91: TypeError"""
+    return pt.stopped_run(
+        "tests/test_tasks.py::test_due_soon_orders_by_due_date",
+        traceback,
+        "TypeError: can't compare offset-naive and offset-aware datetimes",
+        "1 failed, 15 passed in 1.02s",
+    )
 
 
-def api_failure() -> str:
-    failed = pt.index_of("tests/test_api_auth.py::test_signup_duplicate_email_returns_409")
-    text = f"""{pt.SESSION_HEADER.format(verbose="", count=218)}
-{pt.progress_lines(failed)}
-
-=================================== FAILURES ===================================
-___________________ test_signup_duplicate_email_returns_409 ____________________
-
-client = <FlaskClient <Flask 'tasklog.api'>>, alice = User(id=1, username='alice', email='alice@example.com', created_at='2024-06-03T09:31:02+00:00', is_admin=False)
-
-    def test_signup_duplicate_email_returns_409(client, alice):
-        response = client.post(
-            "/api/signup",
-            json={{"username": "alice2", "email": "ALICE@example.com", "password": "long enough"}},
-        )
->       assert response.status_code == 409
-E       assert 500 == 409
-E        +  where 500 = <WrapperTestResponse streamed [500 INTERNAL SERVER ERROR]>.status_code
-
-tests/test_api_auth.py:27: AssertionError
------------------------------- Captured log call -------------------------------
-DEBUG    tasklog.users:users.py:55 creating user alice2 <alice@example.com>
+API_FAILURE_LOG = """DEBUG    tasklog.users:users.py:55 creating user alice2 <alice@example.com>
 ERROR    tasklog.api:app.py:838 Exception on /api/signup [POST]
 Traceback (most recent call last):
   File "/home/maya/src/tasklog/.venv/lib/python3.11/site-packages/flask/app.py", line 880, in full_dispatch_request
@@ -219,12 +179,30 @@ Traceback (most recent call last):
            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
   File "/home/maya/src/tasklog/tasklog/users.py", line 68, in create_user
     raise DuplicateEmail(email) from None
-tasklog.users.DuplicateEmail: alice@example.com
-=========================== short test summary info ============================
-FAILED tests/test_api_auth.py::test_signup_duplicate_email_returns_409 - assert 500 == 409
-!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!
-========================= 1 failed, 64 passed in 2.87s ========================="""
-    return text
+tasklog.users.DuplicateEmail: alice@example.com"""
+
+
+def api_failure() -> str:
+    traceback = """client = <FlaskClient <Flask 'tasklog.api'>>, alice = User(id=1, username='alice', email='alice@example.com', created_at='2024-06-03T09:31:02+00:00', is_admin=False)
+
+    def test_signup_duplicate_email_returns_409(client, alice):
+        response = client.post(
+            "/api/signup",
+            json={"username": "alice2", "email": "ALICE@example.com", "password": "long enough"},
+        )
+>       assert response.status_code == 409
+E       assert 500 == 409
+E        +  where 500 = <WrapperTestResponse streamed [500 INTERNAL SERVER ERROR]>.status_code
+
+tests/test_api_auth.py:27: AssertionError"""
+    return pt.stopped_run(
+        "tests/test_api_auth.py::test_signup_duplicate_email_returns_409",
+        traceback,
+        "assert 500 == 409",
+        "1 failed, 64 passed in 2.87s",
+        log=API_FAILURE_LOG,
+        count=218,
+    )
 
 
 def passing_run(count: int, seconds: str) -> str:

@@ -208,3 +208,36 @@ def _progress(module: str, dots: str, done: int, total: int) -> str:
 
 def index_of(test_id: str) -> int:
     return test_ids().index(test_id)
+
+
+def _separator(title: str, char: str) -> str:
+    """A pytest separator line: ` title ` centred in `char` to 80 columns."""
+    return f"{char * ((78 - len(title)) // 2)} {title} ".ljust(80, char)
+
+
+def stopped_run(
+    test_id: str,
+    traceback: str,
+    reason: str,
+    result: str,
+    log: str | None = None,
+    count: int = 216,
+    progress: str | None = None,
+) -> str:
+    """`pytest -x` stopping at its first failure: the failure's traceback and captured log,
+    the short summary line `FAILED test_id - reason`, and the final `result` counts."""
+    if progress is None:
+        progress = progress_lines(index_of(test_id))
+    if log is not None:
+        traceback += "\n" + _separator("Captured log call", "-") + "\n" + log
+    return f"""{SESSION_HEADER.format(verbose="", count=count)}
+{progress}
+
+{_separator("FAILURES", "=")}
+{_separator(test_id.split("::", 1)[1], "_")}
+
+{traceback}
+{_separator("short test summary info", "=")}
+FAILED {test_id} - {reason}
+{_separator("stopping after 1 failures", "!")}
+{_separator(result, "=")}"""

@@ -277,13 +277,7 @@ DELETE_NEW = """        conn.execute("DELETE FROM task_assignees WHERE user_id =
 
 
 def _fk_failure() -> str:
-    text = f"""{pt.SESSION_HEADER.format(verbose="", count=5)}
-tests/test_reset.py ....F                                                 [100%]
-
-=================================== FAILURES ===================================
-_____________________ test_delete_user_with_pending_reset ______________________
-
-db = <sqlite3.Connection object at 0x7fd90c2e1a40>
+    traceback = """db = <sqlite3.Connection object at 0x7fd90c2e1a40>
 alice = User(id=1, username='alice', email='alice@example.com', created_at='2024-06-04T08:12:40+00:00', is_admin=False)
 outbox = [('alice@example.com', 'Reset your tasklog password', 'Hello alice,\\n\\nReset your password within 30 minutes:\\nhttps://tasklog.test/reset?token=q1Jk...')]
 
@@ -302,12 +296,15 @@ conn = <sqlite3.Connection object at 0x7fd90c2e1a40>, user_id = 1
 >           conn.execute("DELETE FROM users WHERE id = ?", (user_id,))
 E           sqlite3.IntegrityError: FOREIGN KEY constraint failed
 
-tasklog/users.py:128: IntegrityError
-=========================== short test summary info ============================
-FAILED tests/test_reset.py::test_delete_user_with_pending_reset - sqlite3.IntegrityError: FOREIGN KEY constraint failed
-!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!
-========================= 1 failed, 8 passed in 1.12s =========================="""
-    return text
+tasklog/users.py:128: IntegrityError"""
+    return pt.stopped_run(
+        "tests/test_reset.py::test_delete_user_with_pending_reset",
+        traceback,
+        "sqlite3.IntegrityError: FOREIGN KEY constraint failed",
+        "1 failed, 8 passed in 1.12s",
+        count=5,
+        progress="tests/test_reset.py ....F                                                 [100%]",
+    )
 
 
 def _smtp_log(count: int) -> str:
