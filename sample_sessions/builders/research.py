@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from builders.common import IdMaker, token
+from builders.common import IdMaker, search_result, token
 
 Step = tuple[
     str | None, str | None, str, dict[str, Any], str
@@ -128,6 +128,21 @@ CHECKOUT_CSS = """.checkout {
   .checkout { flex-direction: column; }
   .checkout__summary { position: static; flex-basis: auto; }
 }"""
+
+
+def _step(
+    tool: str,
+    tool_input: dict[str, Any],
+    output: str,
+    thinking: str | None = None,
+    text: str | None = None,
+) -> Step:
+    """One assistant turn: optional thinking and text, then one tool call and its output."""
+    return (thinking, text, tool, tool_input, output)
+
+
+def _run(command: str, output: str, thinking: str | None = None, text: str | None = None) -> Step:
+    return _step("terminal", {"command": command}, output, thinking, text)
 
 
 def _stripe_cli_log(lines: int, failing: bool, seed: int = 0) -> str:
@@ -246,25 +261,18 @@ CSS_DOC = [
 
 def _stripe_steps() -> list[Step]:
     return [
-        (
-            "The team says signature verification fails for all live webhooks since Monday's deploy. Start with the handler.",
-            "Let me look at the webhook handler first.",
+        _step(
             "read_file",
             {"path": "paybright/webhooks/stripe.py"},
             HANDLER,
+            thinking="The team says signature verification fails for all live webhooks since Monday's deploy. Start with the handler.",
+            text="Let me look at the webhook handler first.",
         ),
-        (
-            None,
-            None,
-            "terminal",
-            {
-                "command": "kubectl logs deploy/paybright-api --since=1h | grep webhooks | tail -n 120"
-            },
+        _run(
+            "kubectl logs deploy/paybright-api --since=1h | grep webhooks | tail -n 120",
             _api_log(120),
         ),
-        (
-            "Every Stripe POST fails 4 out of 5 times with 'No signatures found matching the expected signature for payload'. The handler re-serialises request.json() — that alone would break verification.",
-            "The handler verifies `json.dumps(await request.json())`, not the raw body. Let me check what Stripe says about verification.",
+        _step(
             "web_search",
             {
                 "query": "stripe webhook No signatures found matching the expected signature for payload fastapi raw body"
@@ -291,75 +299,54 @@ def _stripe_steps() -> list[Step]:
                 },
                 indent=1,
             ),
+            thinking="Every Stripe POST fails 4 out of 5 times with 'No signatures found matching the expected signature for payload'. The handler re-serialises request.json() — that alone would break verification.",
+            text="The handler verifies `json.dumps(await request.json())`, not the raw body. Let me check what Stripe says about verification.",
         ),
-        (
-            None,
-            None,
+        _step(
             "browser_navigate",
             {"url": "https://docs.stripe.com/webhooks/signature"},
             _page("Check the webhook signatures (notes)", STRIPE_DOC, 15),
         ),
-        (
-            None,
-            "Why only 4 in 5 and not all? Let me compare with the Stripe CLI forwarding locally.",
-            "terminal",
-            {
-                "command": "stripe listen --forward-to localhost:8000/webhooks/stripe --print-json=false 2>&1 | head -n 160"
-            },
+        _run(
+            "stripe listen --forward-to localhost:8000/webhooks/stripe --print-json=false 2>&1 | head -n 160",
             _stripe_cli_log(80, True),
+            text="Why only 4 in 5 and not all? Let me compare with the Stripe CLI forwarding locally.",
         ),
-        (
-            "The ones that pass are events whose JSON happens to round-trip identically (no floats, ASCII-only, same key order). Payment intents with metadata containing non-ASCII names fail — json.dumps escapes them.",
-            None,
+        _step(
             "search_files",
             {"pattern": "construct_event|STRIPE_WEBHOOK_SECRET", "path": "."},
-            json.dumps(
-                {
-                    "total_count": 4,
-                    "matches": [
-                        {
-                            "path": "paybright/webhooks/stripe.py",
-                            "line": 17,
-                            "content": "event = stripe.Webhook.construct_event(",
-                        },
-                        {
-                            "path": "paybright/config.py",
-                            "line": 22,
-                            "content": 'stripe_webhook_secret: str = Field(alias="STRIPE_WEBHOOK_SECRET")',
-                        },
-                        {
-                            "path": "deploy/values-prod.yaml",
-                            "line": 41,
-                            "content": "STRIPE_WEBHOOK_SECRET: {secretKeyRef: {name: stripe, key: webhook-secret-live}}",
-                        },
-                        {
-                            "path": ".env.example",
-                            "line": 6,
-                            "content": "STRIPE_WEBHOOK_SECRET=whsec_replace_me",
-                        },
-                    ],
-                },
-                indent=1,
+            search_result(
+                [
+                    ("paybright/webhooks/stripe.py", 17, "event = stripe.Webhook.construct_event("),
+                    (
+                        "paybright/config.py",
+                        22,
+                        'stripe_webhook_secret: str = Field(alias="STRIPE_WEBHOOK_SECRET")',
+                    ),
+                    (
+                        "deploy/values-prod.yaml",
+                        41,
+                        "STRIPE_WEBHOOK_SECRET: {secretKeyRef: {name: stripe, key: webhook-secret-live}}",
+                    ),
+                    (".env.example", 6, "STRIPE_WEBHOOK_SECRET=whsec_replace_me"),
+                ]
             ),
+            thinking="The ones that pass are events whose JSON happens to round-trip identically (no floats, ASCII-only, same key order). Payment intents with metadata containing non-ASCII names fail — json.dumps escapes them.",
         ),
     ]
 
 
 def _stripe_followup() -> list[Step]:
     return [
-        (
-            "Back to the webhook. Write the fix as a diff and a test that signs a payload with a non-ASCII name.",
-            "Proposed fix: verify the raw bytes.",
-            "terminal",
-            {"command": "git diff --no-index paybright/webhooks/stripe.py /tmp/stripe_fixed.py"},
+        _run(
+            "git diff --no-index paybright/webhooks/stripe.py /tmp/stripe_fixed.py",
             "--- a/paybright/webhooks/stripe.py\n+++ b/paybright/webhooks/stripe.py\n"
             + "\n".join(f"+{line}" for line in HANDLER_FIXED.split("\n")),
+            thinking="Back to the webhook. Write the fix as a diff and a test that signs a payload with a non-ASCII name.",
+            text="Proposed fix: verify the raw bytes.",
         ),
-        (
-            None,
-            None,
-            "terminal",
-            {"command": "pytest -x tests/webhooks -q"},
+        _run(
+            "pytest -x tests/webhooks -q",
             "F\n=================================== FAILURES ===================================\n"
             "______________________ test_signature_with_unicode_metadata ______________________\n\n"
             ">       assert response.status_code == 200\nE       assert 400 == 200\n\n"
@@ -368,22 +355,13 @@ def _stripe_followup() -> list[Step]:
             "=========================== short test summary info ============================\n"
             "FAILED tests/webhooks/test_stripe.py::test_signature_with_unicode_metadata - assert 400 == 200\n1 failed in 0.42s",
         ),
-        (
-            "The test ran against the old handler: I only wrote the diff to /tmp. Apply and rerun.",
-            None,
-            "terminal",
-            {
-                "command": "cp /tmp/stripe_fixed.py paybright/webhooks/stripe.py && pytest -x tests/webhooks -q"
-            },
+        _run(
+            "cp /tmp/stripe_fixed.py paybright/webhooks/stripe.py && pytest -x tests/webhooks -q",
             "....\n4 passed in 0.37s",
+            thinking="The test ran against the old handler: I only wrote the diff to /tmp. Apply and rerun.",
         ),
-        (
-            None,
-            None,
-            "terminal",
-            {
-                "command": "stripe listen --forward-to localhost:8000/webhooks/stripe 2>&1 | head -n 120"
-            },
+        _run(
+            "stripe listen --forward-to localhost:8000/webhooks/stripe 2>&1 | head -n 120",
             _stripe_cli_log(60, False),
         ),
     ]
@@ -391,96 +369,64 @@ def _stripe_followup() -> list[Step]:
 
 def _pool_steps() -> list[Step]:
     return [
-        (
-            None,
-            "Switching to the connection-pool timeouts.",
+        _step(
             "read_file",
             {"path": "paybright/db.py"},
             DB_PY,
+            text="Switching to the connection-pool timeouts.",
         ),
-        (
-            None,
-            None,
-            "terminal",
-            {
-                "command": "kubectl logs deploy/paybright-api --since=30m | grep -B1 -A5 TimeoutError | head -n 300"
-            },
+        _run(
+            "kubectl logs deploy/paybright-api --since=30m | grep -B1 -A5 TimeoutError | head -n 300",
             _pool_log(150),
         ),
-        (
-            "QueuePool limit of size 5 overflow 10 reached. The database is nearly idle, so connections are being held, not used.",
-            None,
-            "terminal",
-            {
-                "command": "psql $DATABASE_URL -c \"SELECT pid, usename, application_name, state, wait_event, now() - xact_start AS xact_age, left(query, 100) AS query FROM pg_stat_activity WHERE datname = 'paybright' ORDER BY xact_start\""
-            },
+        _run(
+            "psql $DATABASE_URL -c \"SELECT pid, usename, application_name, state, wait_event, now() - xact_start AS xact_age, left(query, 100) AS query FROM pg_stat_activity WHERE datname = 'paybright' ORDER BY xact_start\"",
             _pg_activity(60),
+            thinking="QueuePool limit of size 5 overflow 10 reached. The database is nearly idle, so connections are being held, not used.",
         ),
-        (
-            None,
-            None,
+        _step(
             "browser_navigate",
             {"url": "https://docs.sqlalchemy.org/en/20/core/pooling.html"},
             _page("Connection pooling (notes)", POOL_DOC, 12),
         ),
-        (
-            None,
-            None,
+        _step(
             "search_files",
             {"pattern": "SessionLocal\\(\\)", "path": "paybright"},
-            json.dumps(
-                {
-                    "total_count": 3,
-                    "matches": [
-                        {
-                            "path": "paybright/db.py",
-                            "line": 16,
-                            "content": "session = SessionLocal()",
-                        },
-                        {
-                            "path": "paybright/catalog/prices.py",
-                            "line": 28,
-                            "content": "session = SessionLocal()  # TODO: use get_session",
-                        },
-                        {
-                            "path": "paybright/catalog/stream.py",
-                            "line": 12,
-                            "content": "session = SessionLocal()",
-                        },
-                    ],
-                },
-                indent=1,
+            search_result(
+                [
+                    ("paybright/db.py", 16, "session = SessionLocal()"),
+                    (
+                        "paybright/catalog/prices.py",
+                        28,
+                        "session = SessionLocal()  # TODO: use get_session",
+                    ),
+                    ("paybright/catalog/stream.py", 12, "session = SessionLocal()"),
+                ]
             ),
         ),
-        (
-            "catalog/stream.py opens a session inside an async generator used by a StreamingResponse; when the client disconnects the generator is never closed, so the session and its connection stay checked out 'idle in transaction'.",
-            "Found the leak candidate: a session opened inside a streaming generator.",
+        _step(
             "read_file",
             {"path": "paybright/catalog/stream.py"},
             "async def stream_products(ids):\n    session = SessionLocal()\n    for chunk in batched(ids, 100):\n"
             "        rows = session.execute(select(Product).where(Product.id.in_(chunk))).scalars().all()\n"
             '        for row in rows:\n            yield ProductOut.model_validate(row).model_dump_json() + "\\n"\n'
             "    session.close()  # never reached when the client disconnects mid-stream",
+            thinking="catalog/stream.py opens a session inside an async generator used by a StreamingResponse; when the client disconnects the generator is never closed, so the session and its connection stay checked out 'idle in transaction'.",
+            text="Found the leak candidate: a session opened inside a streaming generator.",
         ),
     ]
 
 
 def _css_steps() -> list[Step]:
     return [
-        (
-            None,
-            "Now the checkout layout bug: the order summary is pushed off-screen on mobile widths around 400px.",
+        _step(
             "read_file",
             {"path": "web/src/checkout/checkout.css"},
             CHECKOUT_CSS,
+            text="Now the checkout layout bug: the order summary is pushed off-screen on mobile widths around 400px.",
         ),
-        (
-            None,
-            None,
-            "terminal",
-            {
-                "command": "npx playwright screenshot --viewport-size=390,844 http://localhost:5173/checkout /tmp/co.png && node scripts/computed-widths.mjs"
-            },
+        _run(
+            "npx playwright screenshot --viewport-size=390,844 http://localhost:5173/checkout /tmp/co.png && node scripts/computed-widths.mjs",
             "\n".join(
                 f"{sel:<28} width={w}px  min-width={mw}  overflow={o}"
                 for sel, w, mw, o in [
@@ -495,9 +441,7 @@ def _css_steps() -> list[Step]:
                 * 6
             ),
         ),
-        (
-            None,
-            None,
+        _step(
             "browser_navigate",
             {"url": "https://developer.mozilla.org/en-US/docs/Web/CSS/min-width"},
             _page("min-width and flex items (notes)", CSS_DOC, 12),
@@ -539,24 +483,14 @@ def _steps() -> list[tuple[str | None, list[Step]]]:
     extra: list[Step] = []
     for n in range(18):
         extra.append(
-            (
-                None,
-                None,
-                "terminal",
-                {
-                    "command": f"kubectl logs pod/paybright-api-7d9f8-{token(str(n), 5).lower()} --since=10m | tail -n 60"
-                },
+            _run(
+                f"kubectl logs pod/paybright-api-7d9f8-{token(str(n), 5).lower()} --since=10m | tail -n 60",
                 _pool_log(14, n) if n % 2 else _api_log(20, n),
             )
         )
         extra.append(
-            (
-                None,
-                None,
-                "terminal",
-                {
-                    "command": f"stripe events list --limit 40 --starting-after evt_{token('s' + str(n), 10)}"
-                },
+            _run(
+                f"stripe events list --limit 40 --starting-after evt_{token('s' + str(n), 10)}",
                 _stripe_cli_log(14, n < 9, n),
             )
         )
@@ -567,24 +501,16 @@ def _steps() -> list[tuple[str | None, list[Step]]]:
         )
     )
     css_more: list[Step] = [
-        (
-            None,
-            None,
-            "terminal",
-            {"command": f"node scripts/computed-widths.mjs --viewport {w}"},
+        _run(
+            f"node scripts/computed-widths.mjs --viewport {w}",
             "\n".join(f"{sel:<32} width={w + extra}px min-width=auto" for sel, extra in WIDTH_ROWS),
         )
         for w in (320, 360, 375, 390, 414, 430, 768, 1024)
     ]
     blocks.append(("For the CSS, check every common phone width, not just 390.", css_more))
     pool_more: list[Step] = [
-        (
-            None,
-            None,
-            "terminal",
-            {
-                "command": f"psql $DATABASE_URL -c \"SELECT count(*) FILTER (WHERE state = 'idle in transaction') FROM pg_stat_activity\" # sample {n}"
-            },
+        _run(
+            f"psql $DATABASE_URL -c \"SELECT count(*) FILTER (WHERE state = 'idle in transaction') FROM pg_stat_activity\" # sample {n}",
             f" count \n-------\n    {12 + n % 4}\n(1 row)\n" + _pg_activity(10, n),
         )
         for n in range(10)
