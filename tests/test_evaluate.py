@@ -212,7 +212,13 @@ def test_compaction_keeps_at_least_the_facts_of_the_baselines_and_stays_valid(pa
         for baseline in ("head-tail", "truncate-outputs", "head-tail-matched"):
             assert ours.recall.found >= outcomes[baseline].recall.found, (where, baseline)
         assert outcomes["head-tail-matched"].tokens <= ours.tokens, where
-        assert ours.tokens <= evaluation.tokens_before, where
+        if not any(evaluation.original_errors.values()):
+            assert ours.tokens <= evaluation.tokens_before, where
+        else:
+            # An invalid input (a call cut off by the end of the file) may need a stub result to
+            # become sendable; that repair is all the pipeline may add.
+            repairs = evaluation.original_errors["openai"] + evaluation.original_errors["anthropic"]
+            assert ours.tokens <= evaluation.tokens_before + 40 * repairs, where
         errors = [p for ps in ours.problems.values() for p in ps if p.severity == "error"]
         assert errors == [], (where, errors)
 

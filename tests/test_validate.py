@@ -425,10 +425,17 @@ def test_cli_reads_every_corpus_transcript() -> None:
             continue
         result = runner.invoke(main, ["validate", str(path), "--provider", "anthropic", "--json"])
         assert result.exit_code in (0, 1), result.output
-        verdicts[path.name] = json.loads(result.output)["valid"]
-    # The Claude Code transcript came from the Anthropic API, so Anthropic accepted it.
+        report = json.loads(result.output)
+        errors = [p for p in report["problems"] if p["severity"] == "error"]
+        last = report["messages"] - 1
+        # A session file that ends while a tool runs holds that call without its result: the
+        # next request would have carried it. Nothing else may be wrong.
+        verdicts[path.name] = all(
+            p["rule"] == "tool-call-unanswered" and p["index"] == last for p in errors
+        )
+    # The Claude Code transcripts came from the Anthropic API, so Anthropic accepted them.
     claude = [name for name in verdicts if name.startswith("claudecode")]
-    assert claude and all(verdicts[name] for name in claude)
+    assert claude and all(verdicts[name] for name in claude), verdicts
 
 
 def test_arguments_holding_nan_are_invalid_json_for_the_provider() -> None:

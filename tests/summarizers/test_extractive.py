@@ -393,6 +393,11 @@ def test_corpus_summaries_and_recall_against_head_tail(name: str) -> None:
         first = Compactor(config).compress(messages, force=True)
         if first.skipped:
             continue
+        if "summarize" not in [phase.name for phase in first.phases]:
+            # Phase 1 alone made the rest fit the tail (small sessions): no summary, and the
+            # pruned conversation must not be larger than the input.
+            assert first.summary is None and first.tokens_after <= first.tokens_before, where
+            continue
         assert first.fallback_used is None, where
         details = first.phase("summarize").details
         if details.get("discarded"):
