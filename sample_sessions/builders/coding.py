@@ -293,6 +293,13 @@ index 1c0e6d2..9a83f0b 100644
      sooner = tasks.create_task(db, alice.id, "book room", now + timedelta(hours=5))
      tasks.create_task(db, alice.id, "plan offsite", now + timedelta(days=30))"""
 
+DIFF_STAT = """ tasklog/api.py         |  2 ++
+ tasklog/tasks.py        |  8 ++++++--
+ tasklog/users.py        | 15 ++++++++++-----
+ tests/conftest.py       | 21 +++++++++++++++-----
+ tests/test_api_auth.py  |  9 +++++++++
+ 5 files changed, 42 insertions(+), 13 deletions(-)"""
+
 COMMIT_MESSAGE = """Isolate test databases; raise DuplicateEmail; aware due_soon
 
 b81d2f0 made the `db` fixture session-scoped to avoid running the
@@ -782,11 +789,8 @@ def _api_fix(c: Conversation) -> None:
     c.terminal("python -m pytest -x", passing_run(217, "4.11"))
     c.terminal(
         "git diff --stat && git status --short",
-        " tasklog/api.py         |  2 ++\n tasklog/tasks.py        |  8 ++++++--\n"
-        " tasklog/users.py        | 15 ++++++++++-----\n tests/conftest.py       | 21 +++++++++++++++-----\n"
-        " tests/test_api_auth.py  |  9 +++++++++\n 5 files changed, 42 insertions(+), 13 deletions(-)\n"
-        " M tasklog/api.py\n M tasklog/tasks.py\n M tasklog/users.py\n M tests/conftest.py\n"
-        " M tests/test_api_auth.py",
+        DIFF_STAT + "\n M tasklog/api.py\n M tasklog/tasks.py\n M tasklog/users.py\n"
+        " M tests/conftest.py\n M tests/test_api_auth.py",
     )
     c.terminal(
         'ssh deploy@staging-1 "sqlite3 -header -column /srv/tasklog/data/tasklog.sqlite3 '
@@ -817,17 +821,13 @@ def _api_fix(c: Conversation) -> None:
     )
     c.terminal(
         "git switch -c fix/test-isolation && git add tasklog tests && git diff --cached --stat",
-        "Switched to a new branch 'fix/test-isolation'\n"
-        " tasklog/api.py         |  2 ++\n tasklog/tasks.py        |  8 ++++++--\n"
-        " tasklog/users.py        | 15 ++++++++++-----\n tests/conftest.py       | 21 +++++++++++++++-----\n"
-        " tests/test_api_auth.py  |  9 +++++++++\n 5 files changed, 42 insertions(+), 13 deletions(-)",
+        "Switched to a new branch 'fix/test-isolation'\n" + DIFF_STAT,
     )
     c.terminal(
         "git commit -q -F - <<'EOF'\n" + COMMIT_MESSAGE + "\nEOF\ngit log -1 --stat",
         "commit 8e41c07d2b9a5f3e1c6d0a7b4f2e9c8d1a3b5f60 (HEAD -> fix/test-isolation)\n"
         "Author: Maya Lindqvist <maya@tasklog.dev>\nDate:   Mon Jun 3 10:02:37 2024 +0200\n\n"
         + "\n".join(f"    {line}" if line else "" for line in COMMIT_MESSAGE.split("\n"))
-        + "\n\n tasklog/api.py         |  2 ++\n tasklog/tasks.py        |  8 ++++++--\n"
-        " tasklog/users.py        | 15 ++++++++++-----\n tests/conftest.py       | 21 +++++++++++++++-----\n"
-        " tests/test_api_auth.py  |  9 +++++++++\n 5 files changed, 42 insertions(+), 13 deletions(-)",
+        + "\n\n"
+        + DIFF_STAT,
     )

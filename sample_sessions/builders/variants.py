@@ -525,6 +525,15 @@ def backfill(field, db_path, since, batch, dry_run):
         click.echo(f"batch {number:>3}: {len(chunk)} rows updated")'''
 
 
+def _backfill_batches(prefix: str, outcome: str) -> str:
+    """The backfill's batch lines, dry run or real: 30,187 rows in 61 batches of 500."""
+    return "\n".join(
+        f"{prefix}batch {n:>3}: {500 if n < 61 else 187} rows {outcome} "
+        f"(users.id {1 + (n - 1) * 500}..{min(n * 500, 30687)})"
+        for n in range(1, 62)
+    )
+
+
 def build_orphans() -> list[Message]:
     c = Conversation("orphans")
     c.system(coding.SYSTEM)
@@ -572,10 +581,7 @@ def build_orphans() -> list[Message]:
     )
     c.terminal(
         "TASKLOG_DB=/tmp/staging-copy.sqlite3 python -m tasklog.cli backfill email_verified --since 2024-05-01 --dry-run",
-        "\n".join(
-            f"[dry-run] batch {n:>3}: {500 if n < 61 else 187} rows would change (users.id {1 + (n - 1) * 500}..{min(n * 500, 30687)})"
-            for n in range(1, 62)
-        )
+        _backfill_batches("[dry-run] ", "would change")
         + "\n[dry-run] total: 30,187 of 48,212 users would be marked verified",
     )
     c.terminal(
@@ -636,10 +642,7 @@ def build_orphans() -> list[Message]:
     c.terminal(
         "ssh deploy@staging-1 'cd /srv/tasklog && venv/bin/python -m tasklog.cli backfill email_verified --db /srv/tasklog/data/tasklog.sqlite3 --since 2024-05-01'",
         "backfill email_verified since 2024-05-01 on /srv/tasklog/data/tasklog.sqlite3\n"
-        + "\n".join(
-            f"batch {n:>3}: {500 if n < 61 else 187} rows updated (users.id {1 + (n - 1) * 500}..{min(n * 500, 30687)})"
-            for n in range(1, 62)
-        )
+        + _backfill_batches("", "updated")
         + "\ntotal: 30,187 of 48,212 users marked verified",
     )
     c.assistant(
