@@ -14,7 +14,9 @@ from builders import tasklog_files as files
 from builders.common import Conversation, Message, token
 
 # name, pinned, latest, summary, licence, requires, modules that import it
-PACKAGES: list[tuple[str, str, str, str, str, str, list[str]]] = [
+Package = tuple[str, str, str, str, str, str, list[str]]
+
+PACKAGES: list[Package] = [
     (
         "Flask",
         "3.0.0",
@@ -236,7 +238,7 @@ def lock_file() -> str:
     return header + "\n" + "\n".join(_lock_entry(p[0], p[1]) for p in PACKAGES)
 
 
-def _show(package: tuple[str, str, str, str, str, str, list[str]]) -> str:
+def _show(package: Package) -> str:
     name, pinned, latest, summary, licence, requires, users = package
     required_by = [p[0] for p in PACKAGES if name in p[5].split(", ")]
     versions = ", ".join(_versions(pinned, latest, name))
@@ -294,7 +296,7 @@ def _show(package: tuple[str, str, str, str, str, str, list[str]]) -> str:
     )
 
 
-def _imports(package: tuple[str, str, str, str, str, str, list[str]]) -> str:
+def _imports(package: Package) -> str:
     name, _, _, _, _, _, users = package
     module = {
         "python-dateutil": "dateutil",
@@ -392,7 +394,7 @@ NOTES = [
 ]
 
 
-def _changelog(package: tuple[str, str, str, str, str, str, list[str]]) -> str:
+def _changelog(package: Package) -> str:
     """The release-notes excerpt the agent pulls from the sdist's CHANGES file."""
     name, pinned, latest, _, _, _, _ = package
     if pinned == latest:
