@@ -103,34 +103,18 @@ class Conversation:
         self, name: str, arguments: dict[str, Any], output: str | None, text: str | None = None
     ) -> str:
         """One assistant tool call and (unless `output` is None) its result; returns the call id."""
-        return self.calls([(name, arguments, output)], text)[0]
-
-    def calls(
-        self, batch: list[tuple[str, dict[str, Any], str | None]], text: str | None = None
-    ) -> list[str]:
-        """Parallel tool calls in one assistant message, then their results in order."""
-        ids = [self.ids.openai() for _ in batch]
+        call_id = self.ids.openai()
+        function = {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}
         self.messages.append(
             {
                 "role": "assistant",
                 "content": text,
-                "tool_calls": [
-                    {
-                        "id": call_id,
-                        "type": "function",
-                        "function": {
-                            "name": name,
-                            "arguments": json.dumps(arguments, ensure_ascii=False),
-                        },
-                    }
-                    for call_id, (name, arguments, _) in zip(ids, batch, strict=True)
-                ],
+                "tool_calls": [{"id": call_id, "type": "function", "function": function}],
             }
         )
-        for call_id, (_, _, output) in zip(ids, batch, strict=True):
-            if output is not None:
-                self.tool_result(call_id, output)
-        return ids
+        if output is not None:
+            self.tool_result(call_id, output)
+        return call_id
 
     def terminal(
         self, command: str, output: str | None, exit_code: int = 0, text: str | None = None
