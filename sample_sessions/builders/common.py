@@ -50,6 +50,11 @@ class IdMaker:
         return f"{hexed[:8]}-{hexed[8:12]}-4{hexed[13:16]}-a{hexed[17:20]}-{hexed[20:32]}"
 
 
+def thinking_block(thinking: str, seed: str) -> dict[str, str]:
+    """An Anthropic thinking content block with a deterministic stand-in signature."""
+    return {"type": "thinking", "thinking": thinking, "signature": "EqQB" + token(seed, 40)}
+
+
 def terminal_output(output: str, exit_code: int) -> str:
     """A terminal tool result as the hermes-style agent returns it (JSON with the exit code)."""
     return json.dumps({"output": output, "exit_code": exit_code, "error": None}, ensure_ascii=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from builders.common import IdMaker, token
+from builders.common import IdMaker, thinking_block, token
 
 SESSION = "5b1f0c2e-8a47-4d19-9c3e-2f6a7b8d9e01"
 CWD = "/home/maya/src/shopfront"
@@ -176,11 +176,10 @@ def build_claude_code() -> list[dict[str, Any]]:
     )
     w.assistant(
         [
-            {
-                "type": "thinking",
-                "thinking": "page is 1-based per the docstring, but start = page * per_page treats it as 0-based. So page 1 starts at 20 and page 3 at 60 (empty).",
-                "signature": "EqQB" + token("think", 40),
-            },
+            thinking_block(
+                "page is 1-based per the docstring, but start = page * per_page treats it as 0-based. So page 1 starts at 20 and page 3 at 60 (empty).",
+                "think",
+            ),
             {
                 "type": "text",
                 "text": "The docstring says pages are 1-based, but `start = page * per_page` treats them as 0-based, so page 1 begins at item 21 and the last page starts past the end. Fixing the offset.",

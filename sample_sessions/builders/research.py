@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from builders.common import IdMaker, search_result, token
+from builders.common import IdMaker, search_result, thinking_block, token
 
 Step = tuple[
     str | None, str | None, str, dict[str, Any], str
@@ -542,13 +542,7 @@ def build() -> dict[str, Any]:
                 messages.append({"role": "user", "content": pending_user})
             blocks: list[dict[str, Any]] = []
             if thinking:
-                blocks.append(
-                    {
-                        "type": "thinking",
-                        "thinking": thinking,
-                        "signature": "EqQB" + token("sig" + thinking, 40),
-                    }
-                )
+                blocks.append(thinking_block(thinking, "sig" + thinking))
             if text:
                 blocks.append({"type": "text", "text": text})
             call_id = ids.anthropic()
