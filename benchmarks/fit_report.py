@@ -98,9 +98,11 @@ def main() -> None:
         f"{'session':<58} {'msgs':>6} {'window':>7} {'comp':>5} {'over':>6} {'ev>w':>6} "
         f"{'largest cut':>11} {'nofit':>5} {'sec':>6}"
     )
-    print("comp = compactions run; over = model calls over the window after one ran; ev>w = "
-          "compactions that left it over; largest cut = chars one Fit cut removed; nofit = "
-          "compactions where the system prompt plus the latest request alone exceed the window")
+    print(
+        "comp = compactions run; over = model calls over the window after one ran; ev>w = "
+        "compactions that left it over; largest cut = chars one Fit cut removed; nofit = "
+        "compactions where the system prompt plus the latest request alone exceed the window"
+    )
     total = 0
     for path in sorted(args.corpus.iterdir()):
         if path.name == "README.md" or not path.is_file():

@@ -39,6 +39,10 @@ PRUNE_ONLY_NOTE = (
     "After Phase 1 everything past the head fits the tail budget: nothing is left to summarise, "
     "so the pruned conversation is the result."
 )
+FIT_ONLY_NOTE = (
+    "Nothing is left to summarise (the head and the tail hold the whole conversation), but the "
+    "context is over the window: the conversation is the result, cut by Fit to fit it."
+)
 SUMMARY_NOT_WORTH_IT = (
     "With the summary spliced in the context would grow ({before:,} → {after:,} tokens): the "
     "middle ({middle:,} tokens after Phase 1) is too short to be worth the summary's fixed cost. "
@@ -136,16 +140,18 @@ class Compactor:
         bounds_phase, bounds = boundaries_phase(pruned.messages, pruned_tokens, config)
         bounds_phase.tokens_before = bounds_phase.tokens_after = pruned.tokens_after
         if bounds.middle_is_empty:
-            if pruned.fates:
+            over_window = tokens_before > config.context_length
+            if pruned.fates or over_window:
                 # Phase 1 shrank the old outputs so far that everything after the head now fits
                 # the tail budget: nothing is left to summarise, but the pruning is real savings.
                 # (Skipping here would make a smaller tail budget compact *less*.) A merged
-                # summary keeps its place: nothing replaces it.
+                # summary keeps its place: nothing replaces it. Over the window, the same: a
+                # skip would leave a context the provider rejects, and Fit can cut it.
                 kept = _restore(pruned.messages, checked, merged_at)
                 cleaned, fixes = cleanup(kept, pruned.origins, config.orphan_strategy, checked)
                 cleaned.tokens_before = pruned.tokens_after
                 cleaned.tokens_after = self.counter.count_messages(cleaned.messages)
-                cleaned.details["note"] = PRUNE_ONLY_NOTE
+                cleaned.details["note"] = PRUNE_ONLY_NOTE if pruned.fates else FIT_ONLY_NOTE
                 phases = [pruned, bounds_phase, cleaned]
                 return self._finish(checked, phases, cleaned, fixes, tokens_before, None, base)
             # Nothing to summarise, but orphans in the input would still break the provider:

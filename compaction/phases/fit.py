@@ -25,12 +25,14 @@ from typing import Any
 
 from compaction.messages import Message, last_user_index, loads_json, tool_calls
 from compaction.result import CUT_TO_FIT, PhaseResult
-from compaction.summary import summary_parts
+from compaction.summary import MERGE_SEPARATOR, summary_parts
 from compaction.tokens import TokenCounter
 
 FIT_MARKER = "[… {chars:,} chars cut to fit the context window …]"
-#: A cut piece keeps at least this many characters of its own (its first and last part).
+#: A cut piece keeps at least this many characters of its own (its first and last part); when
+#: everything is down to that and the result is still over, a second round keeps less.
 MIN_KEEP_CHARS = 240
+LAST_ROUND_KEEP_CHARS = 48
 #: How many times one piece is re-cut, each time from its original text, before moving on.
 MAX_ATTEMPTS = 6
 _INSTRUCTION_ROLES = ("system", "developer")
@@ -107,10 +109,10 @@ class FitReport:
         }
 
 
-def cut_text(text: str, remove: int, keep_head: int = 0) -> str:
+def cut_text(text: str, remove: int, keep_head: int = 0, floor: int = MIN_KEEP_CHARS) -> str:
     """`text` with about `remove` characters cut from its middle around the marker, keeping at
-    least MIN_KEEP_CHARS of its own (and its first `keep_head` characters untouched)."""
-    keep = max(len(text) - remove, MIN_KEEP_CHARS)
+    least `floor` characters of its own (and its first `keep_head` characters untouched)."""
+    keep = max(len(text) - remove, floor)
     if keep >= len(text):
         return text
     tail = keep // 3
@@ -121,7 +123,7 @@ def cut_text(text: str, remove: int, keep_head: int = 0) -> str:
     return f"{text[:head]}\n{fit_marker(cut)}\n{text[len(text) - tail :]}"
 
 
-def cut_json_arguments(arguments: str, remove: int) -> str | None:
+def cut_json_arguments(arguments: str, remove: int, floor: int = MIN_KEEP_CHARS) -> str | None:
     """Arguments with their longest string values cut by about `remove` chars in all, still
     valid JSON; None when they are not JSON or hold no string long enough to cut."""
     try:
@@ -132,9 +134,9 @@ def cut_json_arguments(arguments: str, remove: int) -> str | None:
     cuts: dict[tuple[Any, ...], str] = {}
     left = remove
     for path, text in leaves:
-        if left <= 0 or len(text) <= MIN_KEEP_CHARS:
+        if left <= 0 or len(text) <= floor:
             break
-        shorter = cut_text(text, left)
+        shorter = cut_text(text, left, floor=floor)
         cuts[path] = shorter
         left -= len(text) - len(shorter)
     if not cuts:
@@ -238,6 +240,24 @@ def _call_rebuilder(call_index: int) -> Callable[[Message, str], Message]:
     return rebuild
 
 
+def _merged_summary_piece(position: int, message: Message) -> list[_Piece]:
+    """The summary part of a message the summary was merged into (never the message's own
+    text, which may be the latest request)."""
+    content = message.get("content")
+    if not isinstance(content, str) or MERGE_SEPARATOR not in content:
+        return []
+    parts = summary_parts(content)
+    if parts is None or parts.own_text is None:
+        return []
+    summary, _, _ = content.partition(MERGE_SEPARATOR)
+    own = content[len(summary) :]
+
+    def rebuild(current: Message, text: str) -> Message:
+        return {**current, "content": text + own}
+
+    return [_Piece(position, TEXT, summary, rebuild, None, len(parts.opening))]
+
+
 def _tiers(messages: Sequence[Message], protected: set[int]) -> list[list[_Piece]]:
     """The pieces Fit may cut, in the order it cuts them: tool outputs, arguments, other text."""
     outputs: list[_Piece] = []
@@ -245,6 +265,8 @@ def _tiers(messages: Sequence[Message], protected: set[int]) -> list[list[_Piece
     texts: list[_Piece] = []
     for position, message in enumerate(messages):
         if position in protected:
+            if message.get("role") == "user":
+                texts += _merged_summary_piece(position, message)
             continue
         role = message.get("role")
         if role == "tool":
@@ -281,14 +303,18 @@ def fit_to_window(
     if total <= window:
         return output, report
     protected = protected_positions(output)
-    for tier in _tiers(output, protected):
-        for piece in sorted(tier, key=lambda p: -len(p.text)):
-            if total <= window:
-                break
-            total = _cut_piece(output, origins, piece, total, window, counter, report)
+    tiers = _tiers(output, protected)
+    cuts: dict[tuple[int, str, str | None, int], FitCut] = {}
+    for floor in (MIN_KEEP_CHARS, LAST_ROUND_KEEP_CHARS):
+        for tier in tiers:
+            for piece in sorted(tier, key=lambda p: -len(p.text)):
+                if total <= window:
+                    break
+                total = _cut_piece(output, origins, piece, total, window, counter, cuts, floor)
+    report.cuts = list(cuts.values())
     report.tokens_after = total
     if total > window:
-        essential = sum(counter.count_message(output[i]) for i in protected)
+        essential = sum(counter.count_message(_own_part(output[i])) for i in protected)
         report.request_exceeds_window = essential > window
         if report.request_exceeds_window:
             report.cannot_fit = (
@@ -305,6 +331,16 @@ def fit_to_window(
     return output, report
 
 
+def _own_part(message: Message) -> Message:
+    """A message without a summary merged into it: what of it is never cut."""
+    content = message.get("content")
+    if isinstance(content, str) and MERGE_SEPARATOR in content:
+        parts = summary_parts(content)
+        if parts is not None and parts.own_text is not None:
+            return {**message, "content": parts.own_text}
+    return message
+
+
 def _cut_piece(
     output: list[Message],
     origins: Sequence[int | None],
@@ -312,29 +348,33 @@ def _cut_piece(
     total: int,
     window: int,
     counter: TokenCounter,
-    report: FitReport,
+    cuts: dict[tuple[int, str, str | None, int], FitCut],
+    floor: int,
 ) -> int:
-    """Cut `piece` (re-cutting from its original text) until the total fits or it is down to
-    its floor; returns the new total and records the cut."""
+    """Cut `piece` (always from its original text, with more removed each try) until the total
+    fits or it is down to `floor`; returns the new total and records the cut (a second round
+    updates the first round's record of the same piece)."""
     original = output[piece.position]
     before = counter.count_message(original)
-    if len(piece.text) <= MIN_KEEP_CHARS:
+    if len(piece.text) <= floor:
         return total
-    chars_per_token = max(len(piece.text) / max(before, 1), 0.5)
-    remove = 0
+    key = (piece.position, piece.kind, piece.tool_call_id, len(piece.text))
+    earlier = cuts.get(key)
+    remove = earlier.chars_before - earlier.chars_after if earlier is not None else 0
+    chars_per_token = max((len(piece.text) - remove) / max(before, 1), 0.5)
     over = total - window
     best: tuple[Message, int, str] | None = None
     for _ in range(MAX_ATTEMPTS):
         # Aim a little past what is over: the marker costs tokens, and text is not uniform.
         remove += int((over + 16) * chars_per_token * 1.1) + 1
-        shorter = _cut(piece, remove)
+        shorter = _cut(piece, remove, floor)
         if shorter is None or (best is not None and shorter == best[2]):
             break
         candidate = piece.rebuild(original, shorter)
         after = counter.count_message(candidate)
         best = (candidate, after, shorter)
         over = total - before + after - window
-        if over <= 0 or len(shorter) <= MIN_KEEP_CHARS + len(fit_marker(len(piece.text))) + 2:
+        if over <= 0 or len(shorter) <= floor + len(fit_marker(len(piece.text))) + 2:
             break
     if best is None:
         return total
@@ -342,8 +382,10 @@ def _cut_piece(
     if after >= before:
         return total
     output[piece.position] = candidate
-    report.cuts.append(
-        FitCut(
+    if earlier is not None:
+        earlier.chars_after, earlier.tokens_after = len(shorter), after
+    else:
+        cuts[key] = FitCut(
             message_index=piece.position,
             input_index=origins[piece.position] if piece.position < len(origins) else None,
             kind=piece.kind,
@@ -354,22 +396,22 @@ def _cut_piece(
             role=str(original.get("role")),
             tool_call_id=piece.tool_call_id,
         )
-    )
     # Later pieces of the same message rebuild from the message as it now is.
     return total - before + after
 
 
-def _cut(piece: _Piece, remove: int) -> str | None:
+def _cut(piece: _Piece, remove: int, floor: int) -> str | None:
     if piece.kind == ARGUMENTS:
-        shorter = cut_json_arguments(piece.text, remove)
+        shorter = cut_json_arguments(piece.text, remove, floor)
         if shorter is not None:
             return shorter
         try:
             loads_json(piece.text)
         except (ValueError, RecursionError):
-            return cut_text(piece.text, remove)  # not JSON already: cutting cannot make it worse
+            # Not JSON already: cutting it cannot make it worse.
+            return cut_text(piece.text, remove, floor=floor)
         return None  # valid JSON with nothing long enough to cut: left whole
-    return cut_text(piece.text, remove, piece.keep_head)
+    return cut_text(piece.text, remove, piece.keep_head, floor)
 
 
 def fit_phase(
@@ -382,9 +424,7 @@ def fit_phase(
     """The Fit step as a PhaseResult (named "fit"), and its report."""
     started = time.perf_counter()
     output, report = fit_to_window(messages, origins, window, counter, tokens_before)
-    fates = {
-        cut.input_index: CUT_TO_FIT for cut in report.cuts if cut.input_index is not None
-    }
+    fates = {cut.input_index: CUT_TO_FIT for cut in report.cuts if cut.input_index is not None}
     phase = PhaseResult(
         name="fit",
         messages=output,
