@@ -7,7 +7,13 @@ from compaction.ui.frame import current_settings, require_config
 from compaction.ui.inspect_view import render_final, render_overview, run_llm_now
 from compaction.ui.loader import render_loader
 from compaction.ui.phase_views import render_phase
-from compaction.ui.stepper import LLM_REQUEST_KEY, go_to, phase_picker, render_stepper
+from compaction.ui.stepper import (
+    CLEANUP_STEP,
+    LLM_REQUEST_KEY,
+    go_to,
+    phase_picker,
+    render_stepper,
+)
 
 st.title("🔍 Inspect")
 settings = current_settings()
@@ -42,6 +48,6 @@ if result.skipped:
 shown = phase_picker(step, [phase.name for phase in result.phases])
 if shown is not None:
     render_phase(result, shown, loaded.messages)
-if step == 5 and not result.skipped:
+if step >= CLEANUP_STEP and not result.skipped:
     st.divider()
     render_final(loaded, result, settings, compute.run_key(loaded, settings))

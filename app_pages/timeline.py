@@ -83,6 +83,11 @@ st.dataframe(
         "ineffective_count": "Ineffective in a row",
         "iterative": "Iterative update",
         "over_window": "Over the window",
+        "forced": "Forced (over the window)",
+        "fit_cuts": "Fit cuts",
+        "largest_fit_cut": st.column_config.NumberColumn("Largest cut (chars)", format="localized"),
+        "cannot_fit": "Why it cannot fit",
+        "request_exceeds_window": "Request alone over the window",
         "duration_s": st.column_config.NumberColumn("Seconds", format="%.3f"),
     },
 )

@@ -67,8 +67,9 @@ SAMPLES: list[dict[str, Any]] = [
         "description": (
             "The user asks for a dependency audit, then the agent runs a long chain of tool calls "
             "with large outputs and no further user message. With default budgets the tail walk "
-            "stops well after that request; step to Phase 2 to see the anchor move the cut back "
-            "so the latest user message is kept verbatim in the tail."
+            "stops well after that request; step to Phase 2 to see it pinned: moving the cut back "
+            "would drag the whole chain into the tail, so the request is kept verbatim right "
+            "after the summary and the chain goes into the summary."
         ),
         "settings": {},
         "build": variants.build_anchor,

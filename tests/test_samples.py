@@ -262,11 +262,15 @@ def test_coding_sample_one_liners_keep_the_error_evidence(results: dict[str, Any
     assert not any(line.startswith("[terminal]") and " 1 lines output" in line for line in lines)
 
 
-def test_anchor_sample_records_the_anchor_move(results: dict[str, Any]) -> None:
+def test_anchor_sample_records_the_pinned_request(results: dict[str, Any]) -> None:
+    # Issue 21: moving the cut back would drag the whole chain of tool calls into the tail.
     details = results["anchor-last-user"].phase("boundaries").details
-    anchors = [move for move in details["moves"] if move["reason"].startswith("anchor")]
-    assert len(anchors) == 1
-    assert anchors[0]["to"] == details["last_user_index"] < details["raw_walk_stop"]
+    assert details["anchor"] == "pinned"
+    assert details["pinned_index"] == details["last_user_index"] < details["raw_walk_stop"]
+    assert not [move for move in details["moves"] if move["reason"].startswith("anchor")]
+    result = results["anchor-last-user"]
+    request = result.phases[0].messages[details["pinned_index"]]
+    assert request in result.messages
 
 
 def test_orphans_sample_yields_orphan_fixes(results: dict[str, Any]) -> None:

@@ -191,7 +191,8 @@ def boundaries_phase(
         "tail_tokens": bounds.tail_tokens,
         "head_messages": bounds.head_end,
         "middle_messages": len(bounds.middle),
-        "tail_messages": len(messages) - bounds.tail_start,
+        # Kept verbatim after the summary: the tail and the pinned request (as region() says).
+        "tail_messages": len(messages) - bounds.tail_start + (bounds.pinned is not None),
         "last_user_index": bounds.last_user,
         "anchor": bounds.anchor,
         "anchor_reason": bounds.anchor_reason,

@@ -2,7 +2,8 @@
 
 Phase 1 shows its dedupe table and one-liners beside the outputs they replaced; Phase 2 explains
 its boundaries; Phase 3 shows the prompt, the fallback and the 13 section cards; Phase 4 the
-assembled conversation and the role reason; Phase 5 the orphan fixes, savings and anti-thrash.
+assembled conversation and the role reason; Phase 5 the orphan fixes, savings and anti-thrash;
+Fit every cut that made the result fit the window.
 Everything is read from the PhaseResult's details: no phase logic is repeated here.
 """
 
@@ -26,6 +27,7 @@ PHASE_TITLES = {
     "summarize": "Phase 3 · Structured summary",
     "assemble": "Phase 4 · Assemble",
     "cleanup": "Phase 5 · Cleanup and anti-thrash",
+    "fit": "Fit · The result fits the window",
 }
 
 
@@ -55,6 +57,7 @@ def render_phase(result: CompactionResult, name: str, original: Sequence[Message
         "summarize": _summarize_view,
         "assemble": _assemble_view,
         "cleanup": _cleanup_view,
+        "fit": _fit_view,
     }
     views[phase.name](phase, result, original)
     previous, previous_origins = _previous(result, phase, original)
@@ -152,7 +155,17 @@ def _boundaries_view(
         for move in d["moves"]:
             st.markdown(f"- #{move['from']} → #{move['to']}: {move['reason']}")
     else:
-        st.caption("The raw walk's cut needed no move: it split no tool group and kept the user.")
+        st.caption("The raw walk's cut needed no move: it split no tool group.")
+    anchor = d.get("anchor")
+    if anchor == "pinned":
+        st.markdown(
+            f"**Latest request pinned** (#{d['pinned_index']}, {d.get('pinned_tokens', 0):,} "
+            f"tokens): {d.get('anchor_reason', '')}."
+        )
+    elif anchor == "moved":
+        st.markdown(f"**Latest request anchored** (the cut moved): {d.get('anchor_reason', '')}.")
+    elif d.get("anchor_reason"):
+        st.caption(f"Latest request: {d['anchor_reason']}.")
     if d.get("last_user_index") is not None:
         st.caption(f"Latest user message: #{d['last_user_index']} (always kept verbatim).")
 
@@ -268,6 +281,11 @@ def _assemble_view(
     else:
         st.markdown(f"Summary **merged into the first tail message** (input #{d['merged_into']}).")
     st.caption(f"Why: {d['role_reason']}.")
+    if d.get("pinned_index") is not None:
+        st.caption(
+            f"The latest request (input #{d['pinned_index']}) is pinned: kept verbatim right "
+            "after the summary, before the tail."
+        )
     if d["system_note_added"]:
         note = "added to the system message"
     elif phase.messages and phase.messages[0].get("role") == "system":
@@ -327,3 +345,45 @@ def _cleanup_view(
         )
     else:
         st.caption("No orphan fixes: every tool call kept its result.")
+
+
+_CUT_KINDS = {"tool_output": "tool output", "arguments": "tool-call arguments", "text": "text"}
+
+
+def _fit_view(phase: PhaseResult, result: CompactionResult, original: Sequence[Message]) -> None:
+    d = phase.details
+    window = d.get("window", result.config.get("context_length", 0))
+    cuts = d.get("cuts") or []
+    columns = st.columns(3)
+    columns[0].metric("Window", f"{window:,}")
+    columns[1].metric("Cuts", len(cuts))
+    columns[2].metric("Largest cut", f"{d.get('largest_cut_chars', 0):,} chars")
+    if d.get("cannot_fit"):
+        st.error(f"The result does not fit: {d['cannot_fit']}.")
+    elif not cuts:
+        st.caption(
+            f"The result already fits the {window:,}-token window ({phase.tokens_after:,} "
+            "tokens): nothing was cut."
+        )
+    else:
+        st.markdown(
+            f"The five phases left {d.get('tokens_before', phase.tokens_before):,} tokens, over "
+            f"the {window:,}-token window: the largest tool outputs, then tool-call arguments, "
+            "were cut around the marker `[… N chars cut to fit the context window …]`, keeping "
+            "their first and last parts (never the system message or the latest request)."
+        )
+    if cuts:
+        st.dataframe(
+            {
+                "output #": [cut["message_index"] for cut in cuts],
+                "input #": [_index(cut.get("input_index")) for cut in cuts],
+                "what": [_CUT_KINDS.get(cut["kind"], cut["kind"]) for cut in cuts],
+                "call id": [cut.get("tool_call_id") or "—" for cut in cuts],
+                "chars before": [cut["chars_before"] for cut in cuts],
+                "chars after": [cut["chars_after"] for cut in cuts],
+                "tokens before": [cut["tokens_before"] for cut in cuts],
+                "tokens after": [cut["tokens_after"] for cut in cuts],
+            },
+            hide_index=True,
+            key="fit_cuts",
+        )

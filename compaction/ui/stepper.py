@@ -1,4 +1,4 @@
-"""The stepper: Phase 1 … Phase 5 one click each, "Run all", and which phase is on view.
+"""The stepper: Phase 1 … Phase 5 and Fit one click each, "Run all", and which step is on view.
 
 The step only reveals phases: with an offline summariser all five are computed (and cached) at
 once, so stepping is instant. With an LLM the click on Phase 3 (or Run all) is the request to call
@@ -16,7 +16,18 @@ from compaction.result import PHASE_NAMES
 STEP_KEY = "inspect_step"
 VIEW_KEY = "phase_view"
 LLM_REQUEST_KEY = "llm_requested"
-PHASE_BUTTONS = ("1 · Prune", "2 · Boundaries", "3 · Summarise", "4 · Assemble", "5 · Cleanup")
+PHASE_BUTTONS = (
+    "1 · Prune",
+    "2 · Boundaries",
+    "3 · Summarise",
+    "4 · Assemble",
+    "5 · Cleanup",
+    "6 · Fit",
+)
+#: The step after which the run is complete (the before → after view follows Cleanup; Fit is
+#: part of that result, so the view stays on show when Fit is revealed).
+CLEANUP_STEP = 5
+LAST_STEP = len(PHASE_BUTTONS)
 
 
 def current_step() -> int:
@@ -25,7 +36,7 @@ def current_step() -> int:
 
 def go_to(step: int) -> None:
     """Reveal phases up to `step` and show that phase (callbacks and pages both use it)."""
-    step = max(0, min(5, step))
+    step = max(0, min(LAST_STEP, step))
     st.session_state[STEP_KEY] = step
     st.session_state[VIEW_KEY] = step if step else None
 
@@ -37,7 +48,7 @@ def _clicked(step: int, llm: bool) -> None:
 
 
 def render_stepper(llm: bool, llm_done: bool) -> int:
-    """The buttons; returns how many phases are revealed (0..5)."""
+    """The buttons; returns how many steps are revealed (0..6)."""
     step = current_step()
     st.markdown("**Run step by step**")
     columns = st.columns(len(PHASE_BUTTONS) + 2)
@@ -53,7 +64,12 @@ def render_stepper(llm: bool, llm_done: bool) -> int:
             width="stretch",
         )
     columns[-2].button(
-        "Run all", key="step_all", on_click=_clicked, args=(5, llm), type="primary", width="stretch"
+        "Run all",
+        key="step_all",
+        on_click=_clicked,
+        args=(LAST_STEP, llm),
+        type="primary",
+        width="stretch",
     )
     columns[-1].button("Reset", key="step_reset", on_click=go_to, args=(0,), width="stretch")
     return current_step()

@@ -11,12 +11,20 @@ from app_helpers import (
     open_app,
     section_headers,
 )
+from streamlit.testing.v1 import AppTest
 
 from compaction.samples import list_samples
 from compaction.summary import SECTION_NAMES
 from compaction.ui.phase_views import FIX_LABELS
 
 SAMPLE_IDS = [sample.id for sample in list_samples()]
+
+
+def show_cleanup(at: AppTest) -> None:
+    """Put Phase 5 on view (the stepper's segmented control) after Run all."""
+    at.session_state["phase_view"] = 5
+    at.run()
+    assert not at.exception
 
 
 def test_samples_are_present() -> None:
@@ -35,6 +43,7 @@ def test_each_sample_runs_all_phases(sample_id: str) -> None:
     assert shown["Tail messages"] == str(bounds["tail_messages"])
 
     click(at, "step_all")
+    show_cleanup(at)  # Run all shows the last step, Fit; the fixes are Cleanup's
     shown = metrics(at)
     assert shown["Savings"] == f"{expected.savings_pct:.1f}%"
     assert shown["Tokens before"] == f"{expected.tokens_before:,}"
@@ -81,10 +90,17 @@ def test_stepping_shows_each_phase_view() -> None:
     assert list(validity["provider"]) == ["openai", "anthropic"]
     assert all(verdict.startswith("✅") for verdict in validity["output"])
 
+    click(at, "step_6")
+    fit = expected.phase("fit")
+    assert "Fit · The result fits the window" in " ".join(str(s.value) for s in at.subheader)
+    assert metrics(at)["Window"] == f"{fit.details['window']:,}"
+    assert metrics(at)["Cuts"] == str(len(fit.details["cuts"]))
+
 
 def test_orphan_fix_list() -> None:
     at = open_app(sample="orphans")
     click(at, "step_all")
+    show_cleanup(at)
     fixes = dataframe_with(at, "fix")
     assert {"stub inserted", "result removed"} <= set(fixes["fix"])
     expected = library_result("orphans")
@@ -151,7 +167,7 @@ def test_phase_token_counts_chain_and_match_the_library() -> None:
     previous_after: str | None = None
     for number, phase in enumerate(expected.phases, 1):
         click(at, f"step_{number}")
-        if number == 5:
+        if number >= 5:
             # The final view's own before/after metrics (same labels) come after the phase's.
             cleanup = [m for m in at.metric if m.label in ("Tokens before", "Tokens after")][:2]
             shown = {m.label: str(m.value) for m in cleanup}
@@ -174,3 +190,48 @@ def test_no_middle_after_phase_1_says_no_summary_instead_of_a_clamped_budget() -
     at.run()
     captions = [str(c.value) for c in at.caption if "summary budget" in str(c.value)]
     assert len(captions) == 1 and "of the" in captions[0] and "-token middle" in captions[0]
+
+
+def _agentic_run() -> list[dict[str, object]]:
+    """One request, then a long run of tool calls: the request is pinned (issue 21)."""
+    messages: list[dict[str, object]] = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Hello."},
+        {"role": "assistant", "content": "Hi."},
+        {"role": "user", "content": "Migrate the billing service."},
+    ]
+    for number in range(40):
+        call_id = f"c{number}"
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": "terminal", "arguments": '{"command": "make"}'},
+                    }
+                ],
+            }
+        )
+        messages.append(
+            {"role": "tool", "tool_call_id": call_id, "content": f"{number} ok\n" * 300}
+        )
+    messages.append({"role": "assistant", "content": "Done."})
+    return messages
+
+
+def test_the_boundary_explainer_shows_a_pinned_request_and_fit_its_own_step() -> None:
+    import json
+
+    at = open_app(p_context_length="8000")
+    at.text_area(key="load_paste").set_value(json.dumps(_agentic_run()))
+    click(at, "load_paste_btn")
+    click(at, "step_1")
+    click(at, "step_2")
+    texts = " ".join(str(m.value) for m in at.markdown)
+    assert "**Latest request pinned** (#3" in texts and "pinned instead" in texts
+    click(at, "step_all")
+    assert "6 · Fit" in [str(b.label) for b in at.button]
+    assert "Fit · The result fits the window" in " ".join(str(s.value) for s in at.subheader)
