@@ -159,7 +159,7 @@ def test_run_row_holds_the_figures_and_the_full_report() -> None:
     assert run.fallback_used == "extractive"
     assert run.llm_prompt_tokens == 1200 and run.llm_cost == pytest.approx(0.0042)
     assert run.phase_durations["cleanup"] == pytest.approx(0.05)
-    assert run.duration_s == pytest.approx(0.15)
+    assert run.duration_s == pytest.approx(0.21)  # the five phases and Fit: 0.01 + … + 0.06
     assert run.tail_budget_tokens == result.config["tail_budget_tokens"]
     assert run.summary_budget_tokens == 2000
     assert run.messages == result.messages

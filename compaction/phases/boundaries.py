@@ -105,6 +105,32 @@ def align_backward(messages: Sequence[Message], cut: int, head_end: int) -> int:
     return cut
 
 
+def _open_after_a_user_turn(
+    messages: Sequence[Message], cut: int, moves: list[dict[str, Any]]
+) -> int:
+    """The cut moved forward past system notices (and results Phase 5 removes) at the start of
+    the tail: after a pinned request the tail must open validly after a user turn, and Anthropic
+    sends a notice in the middle of a conversation as user text (Aider writes them)."""
+    position = cut
+    while position < len(messages) and messages[position].get("role") in _NOT_AFTER_A_USER:
+        position += 1
+    if position == cut or all(messages[i].get("role") == "tool" for i in range(cut, position)):
+        return cut
+    moves.append(
+        {
+            "from": cut,
+            "to": position,
+            "reason": "after the pinned request the tail must open after a user turn, and it "
+            "opened with a system notice (user text for Anthropic): the cut moved forward past "
+            "it, into the summary",
+        }
+    )
+    return position
+
+
+_NOT_AFTER_A_USER = ("system", "developer", "tool")
+
+
 def find_boundaries(
     messages: Sequence[Message], tokens: Sequence[int], config: CompactionConfig
 ) -> Boundaries:
@@ -145,6 +171,7 @@ def find_boundaries(
             f"{config.tail_soft_ceiling:,}: the request is pinned instead — kept verbatim right "
             "after the summary — and the work between it and the cut goes to the summary"
         )
+        cut = _open_after_a_user_turn(messages, cut, moves)
     else:
         anchor = "moved"
         anchor_reason = (

@@ -12,7 +12,8 @@ The system message and the latest user request are never cut. When the rest cann
 enough — the pieces are already down to their first and last parts — Fit also cuts the other
 turns' text (assistant prose, earlier user turns, the summary body, never its prefix), largest
 first: a context the provider rejects helps nobody. Only when the system message and the latest
-request alone exceed the window does the result stay over it, and the record says so.
+request alone exceed the window does the result stay over it, and the record says so; then
+nothing is cut at all, since no cut could make it fit.
 """
 
 from __future__ import annotations
@@ -303,31 +304,34 @@ def fit_to_window(
     if total <= window:
         return output, report
     protected = protected_positions(output)
+    essential = sum(counter.count_message(_own_part(output[i])) for i in protected)
+    if essential > window:
+        # Nothing Fit may cut can make it fit: cutting the rest would only lose it.
+        report.request_exceeds_window = True
+        report.cannot_fit = (
+            f"the system message and the latest user request alone take {essential:,} tokens, "
+            f"over the {window:,}-token window: they are never cut, so the result cannot fit "
+            "(nothing else was cut either, since that could not make it fit)"
+        )
+        return output, report
     tiers = _tiers(output, protected)
     cuts: dict[tuple[int, str, str | None, int], FitCut] = {}
     for floor in (MIN_KEEP_CHARS, LAST_ROUND_KEEP_CHARS):
         for tier in tiers:
-            for piece in sorted(tier, key=lambda p: -len(p.text)):
+            # Largest first; the summary last of all: it is the densest record of what was
+            # folded away (and of what Fit cut, foreseen by the Compactor).
+            for piece in sorted(tier, key=lambda p: (p.keep_head > 0, -len(p.text))):
                 if total <= window:
                     break
                 total = _cut_piece(output, origins, piece, total, window, counter, cuts, floor)
     report.cuts = list(cuts.values())
     report.tokens_after = total
     if total > window:
-        essential = sum(counter.count_message(_own_part(output[i])) for i in protected)
-        report.request_exceeds_window = essential > window
-        if report.request_exceeds_window:
-            report.cannot_fit = (
-                f"the system message and the latest user request alone take {essential:,} "
-                f"tokens, over the {window:,}-token window: they are never cut, so the result "
-                "cannot fit"
-            )
-        else:
-            report.cannot_fit = (
-                f"everything that may be cut is down to its first and last part, and the result "
-                f"still takes {total:,} tokens of the {window:,}-token window (images and the "
-                "per-message overhead cannot be cut)"
-            )
+        report.cannot_fit = (
+            f"everything that may be cut is down to its first and last part, and the result "
+            f"still takes {total:,} tokens of the {window:,}-token window (images and the "
+            "per-message overhead cannot be cut)"
+        )
     return output, report
 
 

@@ -201,12 +201,15 @@ def summarize_phase(
     pinned: int | None = None,
     merged_previous: Sequence[tuple[int, str]] = (),
     counter: TokenCounter | None = None,
+    fit_outputs: Sequence[str] = (),
 ) -> tuple[PhaseResult, SummaryOutcome, set[int]]:
     """Summarise messages[head_end:tail_start] but the pinned request. Returns the phase, the
     outcome and the indices of earlier summary messages taken out of the conversation.
 
     `merged_previous` are the summaries split off merged messages (split_merged_summaries); the
-    latest earlier summary, wherever it was, is the previous summary.
+    latest earlier summary, wherever it was, is the previous summary. `fit_outputs` are the raw
+    texts Fit is expected to cut from the head and tail (see compactor.expected_fit_cuts): they
+    join `pruned_tail_outputs`, so the summary may keep their facts.
     """
     started = time.perf_counter()
     previous = find_previous_summaries(messages, head_end)
@@ -233,7 +236,10 @@ def summarize_phase(
         raw_turns=raw_middle,
         first_user_request=_first_user_text(messages),
         model=config.model,
-        pruned_tail_outputs=_pruned_tail_outputs(messages, raw_messages, tail_start),
+        pruned_tail_outputs=[
+            *_pruned_tail_outputs(messages, raw_messages, tail_start),
+            *fit_outputs,
+        ],
         counter=counter,
     )
     outcome, error = _run_summarizer(summarizer, request, on_token, fallback_summarizer)

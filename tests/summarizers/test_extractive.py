@@ -418,6 +418,10 @@ def test_corpus_summaries_and_recall_against_head_tail(name: str) -> None:
             assert latest.startswith(task[: -len(ACTIVE_TASK_CUT)].rstrip()), where
         else:
             assert latest == task, where
+        if first.fit is not None and first.fit.cuts:
+            # Fit cut the protected head or tail to make the window (issue 21): what it cut
+            # away is lost to every strategy that must fit, and head-tail keeps the raw ends.
+            continue
         facts = mine_facts(messages)
         ours = recall(facts, first.messages).ratio
         baseline = recall(facts, head_tail(messages, target, COUNTER)).ratio
