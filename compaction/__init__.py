@@ -34,6 +34,7 @@ from compaction.history import History
 from compaction.judge import judge
 from compaction.message_input import validate_messages
 from compaction.messages import Message
+from compaction.phases.fit import FitCut, FitReport
 from compaction.result import CompactionResult, OrphanFix, PhaseResult
 from compaction.summarizers.base import StaticSummarizer, Summarizer, SummaryRequest
 from compaction.summarizers.extractive import ExtractiveSummarizer
@@ -63,6 +64,8 @@ __all__ = [
     "Conversation",
     "Evaluation",
     "ExtractiveSummarizer",
+    "FitCut",
+    "FitReport",
     "FormatError",
     "History",
     "HistoryError",

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from compaction.config import CompactionConfig
 from compaction.message_input import validate_messages
 from compaction.messages import Message
-from compaction.phases.boundaries import Boundaries, find_boundaries
+from compaction.phases.boundaries import Boundaries, find_boundaries, find_head_end
 from compaction.phases.prune import counts_after, prune
+from compaction.phases.summarize import split_merged_summaries
 from compaction.tokens import TokenCounter, make_counter
 
 
@@ -59,7 +60,16 @@ def plan_regions(
     counter = counter or make_counter(config.counter, config.model)
     checked, repairs = validate_messages(messages)
     tokens = [counter.count_message(message) for message in checked]
-    pruned = prune(checked, config, counter, tokens)
-    pruned_tokens = counts_after(pruned, tokens, counter)
+    # As compress does: a message an earlier compaction merged the summary into is that
+    # message again (its own text decides where the latest request is).
+    head_end = find_head_end(checked, config.protect_first_n)
+    working, merged = split_merged_summaries(checked, head_end)
+    merged_at = {index for index, _ in merged}
+    work_tokens = [
+        counter.count_message(working[i]) if i in merged_at else count
+        for i, count in enumerate(tokens)
+    ]
+    pruned = prune(working, config, counter, work_tokens)
+    pruned_tokens = counts_after(pruned, work_tokens, counter)
     bounds = find_boundaries(pruned.messages, pruned_tokens, config)
     return RegionPlan(checked, repairs, tokens, pruned_tokens, bounds, config)
