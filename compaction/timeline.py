@@ -34,6 +34,7 @@ from typing import Any
 
 from compaction.compactor import INEFFECTIVE_REASON, Compactor
 from compaction.config import CompactionConfig
+from compaction.errors import InvalidConversationError
 from compaction.message_input import validate_messages
 from compaction.messages import Message
 from compaction.result import CompactionResult
@@ -357,7 +358,21 @@ def _compact(
     compactor: Compactor, context: list[Message], step: int, number: int, forced: bool = False
 ) -> TimelineEvent:
     began = time.perf_counter()
-    result = compactor.compress(context, force=forced)
+    try:
+        result = compactor.compress(context, force=forced)
+    except InvalidConversationError as exc:
+        # So far the transcript is nothing but tool results (no call made them): nothing of it
+        # would survive, so the agent could not compact yet; a skip that says why.
+        tokens = compactor.count_tokens(context)
+        result = CompactionResult(
+            messages=list(context),
+            phases=[],
+            tokens_before=tokens,
+            tokens_after=tokens,
+            skipped=True,
+            skip_reason=exc.problem,
+            ineffective_count=compactor.ineffective_count,
+        )
     return TimelineEvent(
         number=number,
         step=step,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from timeline_sessions import (
@@ -20,6 +21,7 @@ from timeline_sessions import (
 )
 
 from compaction.compactor import INEFFECTIVE_REASON
+from compaction.config import CompactionConfig
 from compaction.drift import diff_sections, drift, summary_facts, summary_paths
 from compaction.errors import ConfigError, InvalidConversationError, SummarizationError
 from compaction.formats import Conversation
@@ -297,3 +299,36 @@ def test_a_huge_tool_output_in_the_tail_is_cut_to_fit_the_window() -> None:
     last = timeline.compactions[-1]
     assert last.fit_cuts >= 1 and last.largest_fit_cut > 0
     assert timeline.to_dict()["turns_over_window"] == 0
+
+
+def test_over_the_window_compaction_runs_although_anti_thrash_suspended_it() -> None:
+    # Issue 21: a tail budget nearly the window's size makes every compaction ineffective, so
+    # anti-thrash suspends automatic compaction; once the context is over the window the provider
+    # would reject the call, so the replay compacts anyway (forced) and every call fits.
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "sys"}]
+    for turn in range(30):
+        messages.append({"role": "user", "content": f"u{turn} " + "word " * 240})
+        messages.append({"role": "assistant", "content": f"a{turn} " + "text " * 240})
+    config = CompactionConfig(
+        context_length=8_000, tail_token_ratio=1.0, tail_soft_factor=1.9, counter="rough"
+    )
+    timeline = simulate(messages, config)
+    forced = [event for event in timeline.events if event.forced]
+    assert forced and all(not event.skipped for event in forced)
+    assert all(event.to_dict()["forced"] for event in forced)
+    assert timeline.turns_over_window() == []
+
+
+def test_a_replay_that_opens_with_orphan_results_skips_until_a_call_arrives() -> None:
+    # compress() refuses a context of nothing but orphan results (issue 21); a replay whose
+    # transcript opens with them records a skip with that reason instead of failing.
+    log = "orphan output line\n" * 3_000
+    messages: list[dict[str, Any]] = [
+        {"role": "tool", "tool_call_id": "ghost", "content": log},
+        {"role": "user", "content": "What was that?"},
+        {"role": "assistant", "content": "A log from an earlier session."},
+    ]
+    config = CompactionConfig(context_length=8_000, counter="rough")
+    timeline = simulate(messages, config)
+    assert timeline.events[0].skipped
+    assert "nothing of the conversation survives" in (timeline.events[0].skip_reason or "")
