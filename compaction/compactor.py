@@ -20,11 +20,11 @@ from typing import Any
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError, InvalidConversationError
 from compaction.message_input import validate_messages
-from compaction.messages import Message, call_arguments, content_text, tool_calls
+from compaction.messages import Message
 from compaction.phases.assemble import assemble
-from compaction.phases.boundaries import Boundaries, boundaries_phase, find_head_end
+from compaction.phases.boundaries import boundaries_phase, find_head_end
 from compaction.phases.cleanup import cleanup
-from compaction.phases.fit import ARGUMENTS, TOOL_OUTPUT, fit_phase, fit_to_window
+from compaction.phases.fit import expected_fit_cuts, fit_phase
 from compaction.phases.prune import counts_after, prune
 from compaction.phases.summarize import SummaryOutcome, split_merged_summaries, summarize_phase
 from compaction.result import FATE_ORDER, KEPT, CompactionResult, OrphanFix, PhaseResult
@@ -353,45 +353,6 @@ def nothing_to_compress_reason(fixes: Sequence[OrphanFix]) -> str:
     if more > 0:
         shown += f"; and {more} more (see orphan_fixes)"
     return f"{NOTHING_TO_COMPRESS}, but the input was repaired: {shown}"
-
-
-#: What the summary message costs beyond its budget: the prefix and the 13 headings.
-SUMMARY_OVERHEAD_TOKENS = 250
-
-
-def expected_fit_cuts(
-    messages: list[Message],
-    raw_messages: Sequence[Message],
-    tokens: Sequence[int],
-    bounds: Boundaries,
-    config: CompactionConfig,
-    middle_tokens: int,
-    counter: TokenCounter,
-) -> list[str]:
-    """The raw text of the tool outputs and arguments Fit will cut from the head and the tail,
-    foreseen before Phase 3 (empty when head + tail + the summary budget fit the window).
-
-    Fit runs last, after the summary is written: what it cuts would leave the context unrecorded.
-    Foreseen, those texts go to the summariser with the tail outputs Phase 1 pruned, so the
-    summary can keep their errors and identifiers.
-    """
-    kept = [*range(bounds.head_end), *([bounds.pinned] if bounds.pinned is not None else [])]
-    kept += range(bounds.tail_start, len(messages))
-    reserve = config.summary_budget(middle_tokens) + SUMMARY_OVERHEAD_TOKENS
-    if sum(tokens[i] for i in kept) + reserve <= config.context_length:
-        return []
-    window = max(config.context_length - reserve, 1)
-    _, report = fit_to_window([messages[i] for i in kept], kept, window, counter)
-    texts = []
-    for cut in report.cuts:
-        if cut.input_index is None or cut.kind not in (TOOL_OUTPUT, ARGUMENTS):
-            continue
-        raw = raw_messages[cut.input_index]
-        if cut.kind == TOOL_OUTPUT:
-            texts.append(content_text(raw))
-        else:
-            texts += [call_arguments(c) for c in tool_calls(raw) if c.get("id") == cut.tool_call_id]
-    return texts
 
 
 def _restore(

@@ -18,33 +18,39 @@ nothing is cut at all, since no cut could make it fit.
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from compaction.messages import Message, last_user_index, loads_json, tool_calls
+from compaction.config import CompactionConfig
+from compaction.messages import (
+    Message,
+    call_arguments,
+    content_text,
+    last_user_index,
+    loads_json,
+    tool_calls,
+)
+from compaction.phases.boundaries import Boundaries
+from compaction.phases.fit_cuts import (
+    ARGUMENTS,
+    LAST_ROUND_KEEP_CHARS,
+    MIN_KEEP_CHARS,
+    TOOL_OUTPUT,
+    Piece,
+    cut_json_arguments,
+    cut_text,
+    cut_tiers,
+    fit_marker,
+)
 from compaction.result import CUT_TO_FIT, PhaseResult
 from compaction.summary import MERGE_SEPARATOR, summary_parts
 from compaction.tokens import TokenCounter
 
-FIT_MARKER = "[… {chars:,} chars cut to fit the context window …]"
-#: A cut piece keeps at least this many characters of its own (its first and last part); when
-#: everything is down to that and the result is still over, a second round keeps less.
-MIN_KEEP_CHARS = 240
-LAST_ROUND_KEEP_CHARS = 48
 #: How many times one piece is re-cut, each time from its original text, before moving on.
 MAX_ATTEMPTS = 6
 _INSTRUCTION_ROLES = ("system", "developer")
-
-TOOL_OUTPUT = "tool_output"
-ARGUMENTS = "arguments"
-TEXT = "text"
-
-
-def fit_marker(chars: int) -> str:
-    return FIT_MARKER.format(chars=chars)
 
 
 @dataclass
@@ -110,174 +116,6 @@ class FitReport:
         }
 
 
-def cut_text(text: str, remove: int, keep_head: int = 0, floor: int = MIN_KEEP_CHARS) -> str:
-    """`text` with about `remove` characters cut from its middle around the marker, keeping at
-    least `floor` characters of its own (and its first `keep_head` characters untouched)."""
-    keep = max(len(text) - remove, floor)
-    if keep >= len(text):
-        return text
-    tail = keep // 3
-    head = max(keep - tail, min(keep_head, len(text) - tail))
-    cut = len(text) - head - tail
-    if cut <= 0:
-        return text
-    return f"{text[:head]}\n{fit_marker(cut)}\n{text[len(text) - tail :]}"
-
-
-def cut_json_arguments(arguments: str, remove: int, floor: int = MIN_KEEP_CHARS) -> str | None:
-    """Arguments with their longest string values cut by about `remove` chars in all, still
-    valid JSON; None when they are not JSON or hold no string long enough to cut."""
-    try:
-        value = loads_json(arguments)
-    except (ValueError, RecursionError):
-        return None
-    leaves = sorted(_string_leaves(value), key=lambda leaf: -len(leaf[1]))
-    cuts: dict[tuple[Any, ...], str] = {}
-    left = remove
-    for path, text in leaves:
-        if left <= 0 or len(text) <= floor:
-            break
-        shorter = cut_text(text, left, floor=floor)
-        cuts[path] = shorter
-        left -= len(text) - len(shorter)
-    if not cuts:
-        return None
-    return json.dumps(_replace_leaves(value, cuts, ()), ensure_ascii=False)
-
-
-def _string_leaves(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], str]]:
-    if isinstance(node, str):
-        yield path, node
-    elif isinstance(node, list):
-        for position, item in enumerate(node):
-            yield from _string_leaves(item, (*path, position))
-    elif isinstance(node, dict):
-        for key, item in node.items():
-            yield from _string_leaves(item, (*path, key))
-
-
-def _replace_leaves(node: Any, cuts: dict[tuple[Any, ...], str], path: tuple[Any, ...]) -> Any:
-    if path in cuts:
-        return cuts[path]
-    if isinstance(node, list):
-        return [_replace_leaves(item, cuts, (*path, i)) for i, item in enumerate(node)]
-    if isinstance(node, dict):
-        return {key: _replace_leaves(item, cuts, (*path, key)) for key, item in node.items()}
-    return node
-
-
-# -- pieces: what can be cut, and how ----------------------------------------------------------
-
-
-@dataclass
-class _Piece:
-    """One cuttable text of one message: a tool output, a call's arguments, or a turn's text."""
-
-    position: int
-    kind: str
-    text: str
-    rebuild: Callable[[Message, str], Message]  # the message with this piece replaced
-    tool_call_id: str | None = None
-    keep_head: int = 0
-
-
-def _content_pieces(position: int, message: Message, kind: str) -> list[_Piece]:
-    content = message.get("content")
-    keep_head = 0
-    if isinstance(content, str):
-        parts = summary_parts(content)
-        keep_head = len(parts.opening) if parts is not None else 0
-        call_id = message.get("tool_call_id")
-        return [_Piece(position, kind, content, _with_content, call_id, keep_head)]
-    if not isinstance(content, list):
-        return []
-    pieces = []
-    for part_index, part in enumerate(content):
-        if isinstance(part, dict) and isinstance(part.get("text"), str):
-            pieces.append(
-                _Piece(
-                    position,
-                    kind,
-                    part["text"],
-                    _part_rebuilder(part_index),
-                    message.get("tool_call_id"),
-                )
-            )
-    return pieces
-
-
-def _with_content(message: Message, text: str) -> Message:
-    return {**message, "content": text}
-
-
-def _part_rebuilder(part_index: int) -> Callable[[Message, str], Message]:
-    def rebuild(message: Message, text: str) -> Message:
-        parts = list(message["content"])
-        parts[part_index] = {**parts[part_index], "text": text}
-        return {**message, "content": parts}
-
-    return rebuild
-
-
-def _argument_pieces(position: int, message: Message) -> list[_Piece]:
-    pieces = []
-    for call_index, call in enumerate(tool_calls(message)):
-        function = call.get("function") if isinstance(call, dict) else None
-        arguments = function.get("arguments") if isinstance(function, dict) else None
-        if isinstance(arguments, str):
-            pieces.append(
-                _Piece(position, ARGUMENTS, arguments, _call_rebuilder(call_index), call.get("id"))
-            )
-    return pieces
-
-
-def _call_rebuilder(call_index: int) -> Callable[[Message, str], Message]:
-    def rebuild(message: Message, arguments: str) -> Message:
-        calls = list(message["tool_calls"])
-        call = calls[call_index]
-        calls[call_index] = {**call, "function": {**call["function"], "arguments": arguments}}
-        return {**message, "tool_calls": calls}
-
-    return rebuild
-
-
-def _merged_summary_piece(position: int, message: Message) -> list[_Piece]:
-    """The summary part of a message the summary was merged into (never the message's own
-    text, which may be the latest request)."""
-    content = message.get("content")
-    if not isinstance(content, str) or MERGE_SEPARATOR not in content:
-        return []
-    parts = summary_parts(content)
-    if parts is None or parts.own_text is None:
-        return []
-    summary, _, _ = content.partition(MERGE_SEPARATOR)
-    own = content[len(summary) :]
-
-    def rebuild(current: Message, text: str) -> Message:
-        return {**current, "content": text + own}
-
-    return [_Piece(position, TEXT, summary, rebuild, None, len(parts.opening))]
-
-
-def _tiers(messages: Sequence[Message], protected: set[int]) -> list[list[_Piece]]:
-    """The pieces Fit may cut, in the order it cuts them: tool outputs, arguments, other text."""
-    outputs: list[_Piece] = []
-    arguments: list[_Piece] = []
-    texts: list[_Piece] = []
-    for position, message in enumerate(messages):
-        if position in protected:
-            if message.get("role") == "user":
-                texts += _merged_summary_piece(position, message)
-            continue
-        role = message.get("role")
-        if role == "tool":
-            outputs += _content_pieces(position, message, TOOL_OUTPUT)
-            continue
-        arguments += _argument_pieces(position, message)
-        texts += _content_pieces(position, message, TEXT)
-    return [outputs, arguments, texts]
-
-
 # -- the step ----------------------------------------------------------------------------------
 
 
@@ -314,7 +152,7 @@ def fit_to_window(
             "(nothing else was cut either, since that could not make it fit)"
         )
         return output, report
-    tiers = _tiers(output, protected)
+    tiers = cut_tiers(output, protected)
     cuts: dict[tuple[int, str, str | None, int], FitCut] = {}
     for floor in (MIN_KEEP_CHARS, LAST_ROUND_KEEP_CHARS):
         for tier in tiers:
@@ -348,7 +186,7 @@ def _own_part(message: Message) -> Message:
 def _cut_piece(
     output: list[Message],
     origins: Sequence[int | None],
-    piece: _Piece,
+    piece: Piece,
     total: int,
     window: int,
     counter: TokenCounter,
@@ -404,7 +242,7 @@ def _cut_piece(
     return total - before + after
 
 
-def _cut(piece: _Piece, remove: int, floor: int) -> str | None:
+def _cut(piece: Piece, remove: int, floor: int) -> str | None:
     if piece.kind == ARGUMENTS:
         shorter = cut_json_arguments(piece.text, remove, floor)
         if shorter is not None:
@@ -440,3 +278,42 @@ def fit_phase(
         duration_s=time.perf_counter() - started,
     )
     return phase, report
+
+
+#: What the summary message costs beyond its budget: the prefix and the 13 headings.
+SUMMARY_OVERHEAD_TOKENS = 250
+
+
+def expected_fit_cuts(
+    messages: list[Message],
+    raw_messages: Sequence[Message],
+    tokens: Sequence[int],
+    bounds: Boundaries,
+    config: CompactionConfig,
+    middle_tokens: int,
+    counter: TokenCounter,
+) -> list[str]:
+    """The raw text of the tool outputs and arguments Fit will cut from the head and the tail,
+    foreseen before Phase 3 (empty when head + tail + the summary budget fit the window).
+
+    Fit runs last, after the summary is written: what it cuts would leave the context unrecorded.
+    Foreseen, those texts go to the summariser with the tail outputs Phase 1 pruned, so the
+    summary can keep their errors and identifiers.
+    """
+    kept = [*range(bounds.head_end), *([bounds.pinned] if bounds.pinned is not None else [])]
+    kept += range(bounds.tail_start, len(messages))
+    reserve = config.summary_budget(middle_tokens) + SUMMARY_OVERHEAD_TOKENS
+    if sum(tokens[i] for i in kept) + reserve <= config.context_length:
+        return []
+    window = max(config.context_length - reserve, 1)
+    _, report = fit_to_window([messages[i] for i in kept], kept, window, counter)
+    texts = []
+    for cut in report.cuts:
+        if cut.input_index is None or cut.kind not in (TOOL_OUTPUT, ARGUMENTS):
+            continue
+        raw = raw_messages[cut.input_index]
+        if cut.kind == TOOL_OUTPUT:
+            texts.append(content_text(raw))
+        else:
+            texts += [call_arguments(c) for c in tool_calls(raw) if c.get("id") == cut.tool_call_id]
+    return texts
