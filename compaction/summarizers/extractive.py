@@ -27,7 +27,7 @@ from compaction.summarizers.extractive_scan import scan
 from compaction.summarizers.extractive_sections import build_sections
 from compaction.summarizers.extractive_text import content_words
 from compaction.summary import parse_summary
-from compaction.tokens import make_counter
+from compaction.tokens import RoughCounter, TiktokenCounter, TokenCounter, make_counter
 
 NO_REQUEST = "None."
 #: Redaction runs over every line of every run; the same lines come back when a session is
@@ -43,6 +43,20 @@ def as_stored(text: str) -> str:
     """`text` as the summary keeps it: parse_summary reads it line by line, so CRLF and other
     line breaks become plain newlines; returning that form keeps the budget count exact."""
     return "\n".join(text.splitlines()).strip()
+
+
+def _line_counter(request: SummaryRequest) -> TokenCounter:
+    """The counter the Compactor measures with, so the budget is in its units (and the rough
+    counter never loads tiktoken). A shipped counter is swapped for the process-wide one of the
+    same kind and encoding (make_counter): the counts are identical, and the summary's candidate
+    lines, which recur from one compaction to the next, stay cached. A request built by hand,
+    without a counter, counts exactly for its model."""
+    counter = request.counter
+    if isinstance(counter, TiktokenCounter):
+        return make_counter("tiktoken", counter.model)
+    if isinstance(counter, RoughCounter):
+        return make_counter("rough")
+    return counter if counter is not None else make_counter("tiktoken", request.model)
 
 
 class ExtractiveSummarizer:
@@ -78,9 +92,7 @@ class ExtractiveSummarizer:
             for item in items:
                 item.text = _redact(item.text)
         active_task = as_stored(redact(request.latest_user_request or "")) or NO_REQUEST
-        # The Compactor's counter: the budget is in its units. Only a request built by hand,
-        # without one, falls back to the exact counter for the model.
-        counter = request.counter or make_counter("tiktoken", request.model)
+        counter = _line_counter(request)
         count_text = getattr(counter, "count_text", None)
         if not callable(count_text):  # every shipped counter has it; the protocol does not say so
             raise SummarizationError(

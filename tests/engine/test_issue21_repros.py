@@ -334,9 +334,12 @@ def test_the_extractive_summariser_counts_with_the_compactors_counter(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import compaction.summarizers.extractive as extractive
+    from compaction.tokens import make_counter
 
-    def no_tiktoken(*args: object, **kwargs: object) -> object:
-        raise AssertionError("counter='rough' must not build a tiktoken counter")
+    def no_tiktoken(kind: str = "tiktoken", model: str = "gpt-4o") -> object:
+        if kind != "rough":
+            raise AssertionError("counter='rough' must not build a tiktoken counter")
+        return make_counter(kind, model)
 
     monkeypatch.setattr(extractive, "make_counter", no_tiktoken)
     messages: list[Message] = [system()]
