@@ -4,10 +4,10 @@ recommended configuration, open any point in Inspect; sweeps are saved and can b
 import streamlit as st
 
 from compaction.errors import CompactionError
-from compaction.ui import sweep_form as form
 from compaction.ui.frame import current_settings, require_config
 from compaction.ui.stored_run import HistoryUnavailable, history_call
-from compaction.ui.sweep_results import (
+from compaction.ui.sweep import form
+from compaction.ui.sweep.results import (
     SweepView,
     current_view,
     follow_inspect_link,

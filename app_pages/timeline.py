@@ -3,8 +3,8 @@ each compaction event's inspector view, and how the summary drifted from one ver
 
 import streamlit as st
 
-from compaction.drift import drift
 from compaction.errors import CompactionError
+from compaction.lab.drift import drift
 from compaction.ui.frame import current_settings, require_config
 from compaction.ui.loader import render_loader
 from compaction.ui.timeline_views import (

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from session_gen import generate_session
 
 from compaction.config import CompactionConfig
-from compaction.sweep import sweep
+from compaction.lab.sweep.run import sweep
 from compaction.tokens import make_counter
 
 GRID = ["tail_token_ratio=0.05:0.5:0.05", "summary_ratio=0.1:1.0:0.1"]  # 10 x 10 points

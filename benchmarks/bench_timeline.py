@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from session_gen import generate_session
 
 from compaction.commands.evaluate import collect_tasks, run_all
-from compaction.evaluate import STRATEGY_NAMES, aggregate
-from compaction.timeline import simulate
+from compaction.lab.evaluate import STRATEGY_NAMES, aggregate
+from compaction.lab.timeline import simulate
 from compaction.tokens import make_counter
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"

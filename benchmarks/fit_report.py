@@ -8,7 +8,7 @@ plus the latest request alone could not fit. Issue 21's closing note is this tab
 after the change (expected after: 0 turns over).
 
 A "turn" is a step at which the agent calls the model (the next message is not a tool result,
-see `compaction.timeline.may_compact_after`). Files that do not import yet are listed with the
+see `compaction.lab.timeline.may_compact_after`). Files that do not import yet are listed with the
 reason and skipped.
 
 Run: `.venv/bin/python -m benchmarks.fit_report` (add `--windows 8000,16000,32000`,
@@ -25,7 +25,7 @@ from typing import Any
 from compaction import CompactionConfig
 from compaction.errors import CompactionError
 from compaction.formats import load_conversations
-from compaction.timeline import Timeline, may_compact_after, simulate
+from compaction.lab.timeline import Timeline, may_compact_after, simulate
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 

@@ -6,11 +6,16 @@
     result.to_dict()     # what every phase did, for a report
 
 The library never imports Streamlit, and imports litellm only when a model is actually called.
+The engine imports on its own: the lab (evaluate, judge, drift, simulate) and the run history are
+re-exported here but loaded on first use, so `import compaction` inside an agent pays for neither
+(the history alone pulls in sqlite-utils, pandas and pyarrow).
 """
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from compaction.compactor import Compactor, compress
 from compaction.config import CompactionConfig
-from compaction.drift import drift
 from compaction.errors import (
     CompactionError,
     ConfigError,
@@ -22,7 +27,6 @@ from compaction.errors import (
     TokenizerError,
     UnknownFormatError,
 )
-from compaction.evaluate import Evaluation, evaluate
 from compaction.formats import (
     Conversation,
     detect_format,
@@ -30,8 +34,6 @@ from compaction.formats import (
     load_conversation,
     load_conversations,
 )
-from compaction.history import History
-from compaction.judge import judge
 from compaction.message_input import validate_messages
 from compaction.messages import Message
 from compaction.phases.fit import FitCut, FitReport
@@ -48,9 +50,40 @@ from compaction.summary import (
     parse_summary,
     render_summary,
 )
-from compaction.timeline import Timeline, simulate
 from compaction.tokens import RoughCounter, TiktokenCounter, TokenCounter, make_counter
 from compaction.validate import Problem, validate
+
+if TYPE_CHECKING:
+    from compaction.history import History
+    from compaction.lab.drift import drift
+    from compaction.lab.evaluate import Evaluation, evaluate
+    from compaction.lab.judge import judge
+    from compaction.lab.timeline import Timeline, simulate
+
+# Public names that live outside the engine: name -> module, imported on first access.
+_LAZY = {
+    "History": "compaction.history",
+    "drift": "compaction.lab.drift",
+    "Evaluation": "compaction.lab.evaluate",
+    "evaluate": "compaction.lab.evaluate",
+    "judge": "compaction.lab.judge",
+    "Timeline": "compaction.lab.timeline",
+    "simulate": "compaction.lab.timeline",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'compaction' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # later lookups are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
+
 
 __all__ = [
     "SECTION_NAMES",

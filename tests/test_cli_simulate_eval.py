@@ -13,7 +13,7 @@ from llm_server import DEFAULT_SUMMARY, LLMServer
 from timeline_sessions import FIRST_PATH, coding_session
 
 from compaction.cli import main
-from compaction.evaluate import STRATEGY_NAMES
+from compaction.lab.evaluate import STRATEGY_NAMES
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 

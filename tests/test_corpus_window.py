@@ -16,7 +16,7 @@ import pytest
 from compaction import CompactionConfig
 from compaction.errors import FormatError
 from compaction.formats import load_conversations
-from compaction.timeline import simulate
+from compaction.lab.timeline import simulate
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 FILES = (

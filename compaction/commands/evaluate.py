@@ -25,19 +25,19 @@ import click
 
 from compaction.commands.common import check_outputs, dump_json, write_output
 from compaction.errors import CompactionError, ConfigError, FormatError
-from compaction.evaluate import (
+from compaction.formats import load_conversations
+from compaction.lab.evaluate import (
     DEFAULT_TARGET_RATIO,
     STRATEGY_NAMES,
     aggregate,
     evaluate,
     parse_strategies,
 )
-from compaction.formats import load_conversations
-from compaction.judge import judge
+from compaction.lab.judge import judge
+from compaction.lab.probes import CATEGORIES
+from compaction.lab.sweep.worker import start_method
 from compaction.messages import Message
-from compaction.probes import CATEGORIES
 from compaction.summarizers.factory import make_summarizer
-from compaction.sweep_worker import start_method
 from compaction.validate import PROVIDERS
 
 #: (label, messages, strategies, target_ratio): one unit of work for a worker process.
@@ -180,7 +180,7 @@ def run_all(tasks: list[Task], jobs: int) -> list[dict[str, Any]]:
                 results[position] = run_task(task)
                 bar.update(1)
         else:
-            # fork for the single-threaded CLI, spawn when threads are running (see sweep_worker).
+            # fork for the one-threaded CLI, spawn when threads run (lab/sweep/worker.py).
             context = get_context(start_method())
             with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
                 futures: dict[Future[dict[str, Any]], int] = {

@@ -14,10 +14,10 @@ import click
 
 from compaction.commands.common import check_outputs, dump_json, source_options, write_output
 from compaction.config import CompactionConfig
-from compaction.drift import drift
 from compaction.errors import CompactionError
 from compaction.formats import load_for_cli
-from compaction.timeline import OUTCOMES, Timeline, TimelineEvent, simulate
+from compaction.lab.drift import drift
+from compaction.lab.timeline import OUTCOMES, Timeline, TimelineEvent, simulate
 
 
 def _note(event: TimelineEvent) -> str:

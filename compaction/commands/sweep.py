@@ -29,9 +29,9 @@ from compaction.commands.common import (
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
 from compaction.formats import FORMATS, Conversation, load_conversations
-from compaction.sweep import Sweep, SweepPoint, sweep
-from compaction.sweep_frontier import recommendation_snippets
-from compaction.sweep_grid import grid_configs, parse_grid
+from compaction.lab.sweep.frontier import recommendation_snippets
+from compaction.lab.sweep.grid import grid_configs, parse_grid
+from compaction.lab.sweep.run import Sweep, SweepPoint, sweep
 
 API_KEY_VARIABLE = "COMPACTION_API_KEY"
 
@@ -205,7 +205,7 @@ def sweep_command(
     conversations = _load(paths, source_format, index, limit)
 
     if summarizer == "llm":
-        from compaction.sweep_cost import estimate_cost
+        from compaction.lab.sweep.cost import estimate_cost
 
         estimate = estimate_cost(conversations, grid, str(model), base)
         click.echo(f"This sweep makes {estimate.describe()}.", err=True)

@@ -96,7 +96,7 @@ def m003_run_indexes(db: Database) -> None:
 
 
 def m004_sweeps(db: Database) -> None:
-    """Parameter sweeps (compaction/sweep.py), kept so the Sweep page can reopen them."""
+    """Parameter sweeps (compaction/lab/sweep/), kept so the Sweep page can reopen them."""
     db.execute(
         """
         CREATE TABLE sweeps (

@@ -21,7 +21,7 @@ from compaction.history.records import dumps, session_record
 from compaction.history.scrub import MessageRedactor, scrub
 
 if TYPE_CHECKING:  # the sweep module pulls in the engine; only needed when a sweep is read
-    from compaction.sweep import Sweep
+    from compaction.lab.sweep.run import Sweep
 
 #: The savings target a sweep's stored recommendation uses when the caller sets none.
 DEFAULT_MIN_SAVINGS_PCT = 50.0
@@ -156,7 +156,7 @@ class SweepStore:
 
     def sweep(self, sweep_id: int) -> SweepRow:
         """One stored sweep with its points (`.sweep`), ready for the frontier and charts."""
-        from compaction.sweep import Sweep
+        from compaction.lab.sweep.run import Sweep
 
         rows = self._db.read(
             f"SELECT {_LIGHT}, points, details FROM sweeps WHERE id = ?", [int(sweep_id)]

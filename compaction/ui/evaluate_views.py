@@ -18,9 +18,9 @@ import streamlit as st
 from compaction.commands.evaluate import collect_tasks, run_task
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
-from compaction.evaluate import MATCHED, STRATEGY_NAMES, Evaluation, aggregate, evaluate
+from compaction.lab.evaluate import MATCHED, STRATEGY_NAMES, Evaluation, aggregate, evaluate
+from compaction.lab.probes import CATEGORIES
 from compaction.messages import Message
-from compaction.probes import CATEGORIES
 from compaction.summarizers.factory import make_summarizer
 from compaction.ui.palette import REGION_COLORS
 from compaction.validate import PROVIDERS

@@ -17,11 +17,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from compaction.config import CompactionConfig
-from compaction.drift import DriftEntry
-from compaction.message_input import validate_messages
-from compaction.messages import Message
-from compaction.summarizers.factory import make_summarizer
-from compaction.timeline import (
+from compaction.lab.drift import DriftEntry
+from compaction.lab.timeline import (
     EFFECTIVE,
     FALLBACK,
     INEFFECTIVE,
@@ -31,6 +28,9 @@ from compaction.timeline import (
     TimelineEvent,
     simulate,
 )
+from compaction.message_input import validate_messages
+from compaction.messages import Message
+from compaction.summarizers.factory import make_summarizer
 from compaction.ui.palette import REGION_COLORS
 from compaction.ui.params import Settings
 from compaction.ui.phase_views import PHASE_TITLES, render_phase

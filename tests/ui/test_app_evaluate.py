@@ -1,5 +1,5 @@
 """AppTest of the Evaluate page: the four strategies on a sample (checked against
-`compaction.evaluate`), the scatter, the lost facts, and a folder with a progress bar."""
+`compaction.lab.evaluate`), the scatter, the lost facts, and a folder with a progress bar."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from app_helpers import ROOT, dataframe_with, open_app
 
 from compaction.config import CompactionConfig
-from compaction.evaluate import STRATEGY_NAMES, evaluate
+from compaction.lab.evaluate import STRATEGY_NAMES, evaluate
 from compaction.samples import get_sample, load_sample
 from compaction.summarizers.extractive import ExtractiveSummarizer
 

@@ -1,0 +1,110 @@
+"""One sweep point, evaluated: compaction, probe recall, provider validity, summary size.
+
+Kept apart from `sweep.py` because this is what runs inside worker processes: the state a worker
+needs (the conversations, their probe facts, the summariser) is sent once, through the pool's
+initializer, and the token counter is warmed there once per conversation, so that each of the
+many points a worker evaluates recounts nothing (the counter caches per content string).
+
+How workers start (`start_method`): "fork" when the caller is single-threaded (the CLI), which
+costs milliseconds and inherits the warmed counter; "spawn" otherwise, because the caller may be
+multi-threaded (Streamlit serves every browser session from a thread) and forking while another
+thread holds a lock can deadlock the child. A spawned worker re-imports the caller's main module,
+which costs about a second per worker, so spawn pays off only for long sweeps.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from compaction.compactor import compress
+from compaction.config import CompactionConfig
+from compaction.lab.probes import Fact, recall
+from compaction.messages import Message
+from compaction.summarizers.base import Summarizer
+from compaction.tokens import make_counter
+from compaction.validate import PROVIDERS, errors, is_summary, validate
+
+
+@dataclass
+class Evaluator:
+    """Everything a point needs besides its config; built once per process."""
+
+    conversations: list[list[Message]]
+    facts: list[list[Fact]]
+    summarizer: Summarizer | None
+
+    def warm(self, counters: Sequence[tuple[str, str]]) -> None:
+        """Count every message once with each (counter, model) the grid uses."""
+        for kind, model in counters:
+            counter = make_counter(kind, model)
+            for messages in self.conversations:
+                counter.count_messages(messages)
+
+    def run(self, config: CompactionConfig, conversation: int) -> dict[str, Any]:
+        """One forced compaction of one conversation under `config`, with its measurements."""
+        messages = self.conversations[conversation]
+        started = time.perf_counter()
+        result = compress(messages, config, self.summarizer)
+        duration = time.perf_counter() - started
+        kept = recall(self.facts[conversation], result.messages)
+        counter = make_counter(config.counter, config.model)
+        summary_tokens = sum(
+            counter.count_message(m)
+            for m in result.messages
+            if isinstance(m, dict) and is_summary(m)
+        )
+        provider_errors = {
+            provider: len(errors(validate(result.messages, provider))) for provider in PROVIDERS
+        }
+        return {
+            "conversation": conversation,
+            "tokens_before": result.tokens_before,
+            "tokens_after": result.tokens_after,
+            "savings_pct": round(result.savings_pct, 4),
+            "messages_after": len(result.messages),
+            "recall_found": kept.found,
+            "recall_total": kept.total,
+            "categories": {
+                name: [bucket.found, bucket.total] for name, bucket in kept.categories.items()
+            },
+            "openai_errors": provider_errors["openai"],
+            "anthropic_errors": provider_errors["anthropic"],
+            "summary_tokens": summary_tokens,
+            "skipped": result.skipped,
+            "fallback_used": result.fallback_used,
+            "duration_s": round(duration, 6),
+        }
+
+    def run_point(self, config: CompactionConfig) -> list[dict[str, Any]]:
+        return [self.run(config, index) for index in range(len(self.conversations))]
+
+
+# -- worker processes ---------------------------------------------------------------------------
+
+
+def start_method() -> str:
+    """ "fork" for a single-threaded caller where the platform has it, else "spawn"."""
+    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        return "fork"
+    return "spawn"
+
+
+_WORKER: Evaluator | None = None
+
+
+def init_worker(evaluator: Evaluator, counters: list[tuple[str, str]]) -> None:
+    """Pool initializer: keep the evaluator for this process and warm its token counters."""
+    global _WORKER
+    evaluator.warm(counters)
+    _WORKER = evaluator
+
+
+def run_in_worker(index: int, config: CompactionConfig) -> tuple[int, list[dict[str, Any]]]:
+    if _WORKER is None:  # only reachable if the pool was built without init_worker
+        raise RuntimeError("sweep worker used before its initializer ran")
+    return index, _WORKER.run_point(config)

@@ -1,0 +1,344 @@
+"""What the extractive scan reads from one message, computed once per distinct message.
+
+Everything costly in the scan (sentence splitting, path and identifier mining, error lines,
+parsing call arguments, Phase 1's one-liners) depends only on a message's strings: its text, a
+call's name and arguments, the call's output, and Phase 1's line for it. The scan's running state
+(open questions, failures, the files table, Active State) is cheap to update from those facts.
+So the facts are frozen values kept in bounded caches (cache.py) keyed by the strings
+themselves, and a second compaction of the same session only replays them (scan.py).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+from compaction.messages import parse_arguments
+from compaction.summarizers.extractive import text as tx
+from compaction.summarizers.extractive.cache import FactCache, register
+from compaction.summarizers.extractive.findings import (
+    ERROR_LINES_PER_FAILURE,
+    command_key,
+    failure_lines,
+    identifier_kind,
+    window,
+)
+from compaction.summarizers.extractive.state import CommandEffect, command_effect
+from compaction.text_patterns import (
+    collapse,
+    command_text,
+    cut,
+    error_lines,
+    identifiers,
+    user_text,
+    written_paths,
+)
+from compaction.text_patterns import readable_text as readable
+from compaction.tool_summaries import exit_code, summarize_tool_output, tool_kind
+
+# Constraints, commands and written paths are read exactly as the probes read them, so what the
+# recall study counts is what the summary keeps.
+
+IDENTIFIER_WINDOW_CHARS = 1_500
+TODO_TOOLS = ("TodoWrite", "todo_write", "update_plan", "UpdatePlan")
+_FAILURE_IN_OUTPUT = re.compile(
+    r"^(?:Traceback \(most recent call last\)|\w{0,60}(?:Error|Exception): |error(?:\[\w+\])?: "
+    # test runners: pytest's FAILED lines and its "=== 2 failed, 4 passed ===" verdict, unittest's
+    r"|fatal: |FAILED |FAIL: |=+ (?:.*, )?\d+ failed\b)",
+    re.M,
+)
+_APPLIED_EDIT = re.compile(r"^Applied edit to (\S+)", re.M)
+_COMMIT_NOTICE = re.compile(r"^Commit ([0-9a-f]{7,40}) (.+)$", re.M)
+_RM = re.compile(r"^\s*(?:sudo\s+)?(?:rm|git rm)\s+(.+)$")
+_PATH_ARGUMENTS = ("path", "file_path", "filename", "absolute_path", "target_file", "notebook_path")
+
+#: (kind, value) pairs in text order, as the Critical Context section groups them.
+Identifiers = tuple[tuple[str, str], ...]
+
+
+def _identifiers(text: str, prose: bool) -> Identifiers:
+    return tuple((identifier_kind(v), v) for v in identifiers(text if prose else readable(text)))
+
+
+class UserFacts(NamedTuple):
+    text: str  # the user's words, injected reminders removed
+    blank: bool
+    constraints: tuple[str, ...]
+    observation: bool  # tool output pasted as a user row (old SWE-agent): not prose
+    questions: tuple[str, ...]
+    request: str  # the opening sentence, pending until acted on (when there are no questions)
+    paths: tuple[str, ...]
+    blocked: tuple[str, ...]
+    identifiers: Identifiers
+
+
+def _user_facts(content: str) -> UserFacts:
+    text = user_text({"content": content})
+    if not text.strip():
+        return UserFacts(text, True, (), False, (), "", (), (), ())
+    observation = len(text) > 3_000
+    questions: tuple[str, ...] = ()
+    request = ""
+    paths: tuple[str, ...] = ()
+    if not observation:
+        questions = tuple([s for s in tx.sentences(text) if tx.is_question(s)][:3])
+        request = "" if questions else tx.first_sentences(text, 1)
+        paths = tuple(tx.mentioned_paths(text))
+    blocked = tuple(
+        f"reported in a user turn: `{line}`"
+        for line in error_lines(readable(text))[-ERROR_LINES_PER_FAILURE:]
+    )
+    return UserFacts(
+        text,
+        False,
+        tx.constraints(text),
+        observation,
+        questions,
+        request,
+        paths,
+        blocked,
+        _identifiers(text, prose=not observation),
+    )
+
+
+class ProseFacts(NamedTuple):
+    """An assistant message's text."""
+
+    blank: bool
+    is_answer: bool  # opens with an answer rather than an announcement ("Let me check")
+    decisions: tuple[str, ...]
+    last_intent: str | None
+    remaining: tuple[str, ...]  # next-step sentences, then open checkboxes
+    paths: tuple[str, ...]
+    identifiers: Identifiers
+
+
+def _prose_facts(text: str) -> ProseFacts:
+    if not text.strip():
+        return ProseFacts(True, False, (), None, (), (), ())
+    found = tx.sentences(text)
+    intents = [s for s in found if tx.is_intent(s)]
+    return ProseFacts(
+        False,
+        bool(found) and not tx.is_intent(found[0]),
+        tuple(s for s in found if tx.is_decision(s)),
+        intents[-1] if intents else None,
+        tuple([s for s in found if tx.is_next_step(s)] + tx.open_checkboxes(text)),
+        tuple(tx.mentioned_paths(text)),
+        _identifiers(text, prose=True),
+    )
+
+
+class NoticeFacts(NamedTuple):
+    """A system row inside the turns: agents such as Aider report edits and commits there."""
+
+    edited: tuple[str, ...]
+    commits: tuple[tuple[str, str], ...]  # (action line, Active State's last commit)
+    paths: tuple[str, ...]
+    identifiers: Identifiers
+
+
+def _notice_facts(text: str) -> NoticeFacts:
+    commits = tuple(
+        (f"[notice] commit {commit} {cut(subject, 100)}", f"{commit} {cut(subject, 100)}")
+        for commit, subject in _COMMIT_NOTICE.findall(text)
+    )
+    return NoticeFacts(
+        tuple(_APPLIED_EDIT.findall(text)),
+        commits,
+        tuple(tx.mentioned_paths(text)),
+        _identifiers(window(text), prose=True),
+    )
+
+
+class CallFacts(NamedTuple):
+    """One tool call with its output (or none yet) and Phase 1's line for it."""
+
+    kind: str | None
+    command: str | None
+    todo_tool: bool
+    todo: tuple[str, tuple[str, ...]] | None  # (plan line, pending steps) of a plan update
+    touches: tuple[tuple[str, str], ...]  # (path, verb) in order
+    modified: tuple[str, ...]
+    identifiers: Identifiers  # from the arguments
+    pending: bool  # no result yet
+    line: str
+    failed: bool
+    key: str  # what a later success must match to resolve a failure ('' while pending)
+    errors: tuple[str, ...]
+    effect: CommandEffect | None
+
+
+def _kind(name: str, arguments: dict[str, Any]) -> str | None:
+    kind = tool_kind(name)
+    if kind == "editor":
+        return "read_file" if arguments.get("command") == "view" else "patch"
+    return kind
+
+
+def _path_argument(arguments: dict[str, Any]) -> str | None:
+    for key in _PATH_ARGUMENTS:
+        value = arguments.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def _failed(kind: str | None, output: str, code: int | None) -> bool:
+    if code is not None:
+        return code != 0
+    head = output[:300].lstrip().lower()
+    if head.startswith(("<tool_use_error>", "error", "fatal", "traceback")):
+        return True
+    return kind == "terminal" and _FAILURE_IN_OUTPUT.search(output) is not None
+
+
+def _todo(name: str, arguments: dict[str, Any]) -> tuple[str, tuple[str, ...]] | None:
+    if name not in TODO_TOOLS:
+        return None
+    entries = arguments.get("todos")
+    if entries is None:
+        entries = arguments.get("plan")
+    if not isinstance(entries, list):
+        return None
+    pending = []
+    done = 0
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        text = entry.get("content") or entry.get("step") or entry.get("title")
+        status = str(entry.get("status", "pending"))
+        if status in ("completed", "done", "complete"):
+            done += 1
+        elif isinstance(text, str):
+            pending.append(f"{collapse(text)} ({status})")
+    current = [item for item in pending if item.endswith("(in_progress)")]
+    line = f"[{name}] plan updated: {done} of {done + len(pending)} steps done" + (
+        f"; now: {current[0].rsplit(' (', 1)[0]}" if current else ""
+    )
+    return line, tuple(pending)
+
+
+def _touched(
+    name: str, kind: str | None, arguments: dict[str, Any], raw: str, command: str | None, out: str
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """The files a call read, searched, wrote, deleted or named in its command, in order."""
+    touches: list[tuple[str, str]] = []
+    modified: list[str] = []
+    path = _path_argument(arguments)
+    if kind == "read_file" and path:
+        touches.append((path, "read"))
+    elif kind == "search_files":
+        where = arguments.get("path") or arguments.get("dir")
+        if isinstance(where, str) and where.strip():
+            touches.append((where, "searched"))
+    written = written_paths(name, arguments, raw)
+    creating = tool_kind(name) == "editor" and arguments.get("command") == "create"
+    for path_written in written:
+        if kind == "write_file" or creating:
+            verb = "created" if "created" in out[:200].lower() else "written"
+        elif kind == "terminal":
+            verb = "written"
+        else:
+            verb = "edited"
+        touches.append((path_written, verb))
+        modified.append(path_written)
+    if command:
+        first = command.split("\n", 1)[0]
+        handled = set(written)
+        for segment in re.split(r"&&|;", first):
+            removed = _RM.match(segment)
+            if removed:
+                for target in removed.group(1).split():
+                    if not target.startswith("-"):
+                        target = target.strip("'\"")
+                        handled.add(target)
+                        touches.append((target, "deleted"))
+                        modified.append(target)
+        for mentioned in tx.mentioned_paths(first):
+            if "/" in mentioned and mentioned not in handled:
+                touches.append((mentioned, "used in a command"))
+    return touches, modified
+
+
+def _call_facts(name: str, raw: str, output: str | None, one_liner: str | None) -> CallFacts:
+    arguments = parse_arguments(raw)
+    kind = _kind(name, arguments)
+    command: str | None = None
+    shown = arguments
+    if kind == "terminal":
+        command = command_text(arguments).strip()
+        shown = {"command": command}
+    touches, modified = _touched(name, kind, arguments, raw, command, output or "")
+    head = (
+        kind,
+        command,
+        name in TODO_TOOLS,
+        _todo(name, arguments),
+        tuple(touches),
+        tuple(modified),
+        _identifiers(window(raw, IDENTIFIER_WINDOW_CHARS), prose=True),
+    )
+    if output is None:
+        line = summarize_tool_output(name, shown, "").split(" (", 1)[0]
+        line = line.split(" -> ", 1)[0] + " (no result yet)"
+        return CallFacts(*head, True, line, False, "", (), None)
+    seen = window(output)
+    # Most outputs never mention an exit code; a substring test spares them the regex.
+    code = exit_code(seen) if "xit" in seen or "XIT" in seen else None
+    failed = _failed(kind, seen, code)
+    line = one_liner or summarize_tool_output(name, shown, output)
+    if code is None and " -> exit ?" in line:  # say what the output showed instead of "?"
+        line = line.replace(" -> exit ?", " -> failed" if failed else " -> no error seen", 1)
+    key = command_key(command) if command else f"{kind or name}:{_path_argument(arguments)}"
+    text = _decoded(seen)
+    errors = tuple(failure_lines(text)) if failed else ()
+    effect = command_effect(command, text, code, failed) if command else None
+    return CallFacts(*head, False, line, failed, key, errors, effect)
+
+
+_JSON_ESCAPES = (("\\n", "\n"), ("\\t", "\t"), ('\\"', '"'))
+#: `{"output": "` / `", "exit_code": ` — the seams between the fields of a JSON-wrapped output.
+_JSON_SEAM = re.compile(r'^\s*\{\s*"\w+"\s*:\s*"?|"?\s*,\s*"\w+"\s*:\s*"?|"?\s*\}\s*$')
+
+
+def _decoded(seen: str) -> str:
+    """A tool output as lines of text. A JSON-wrapped output (`{"output": "..."}`) is decoded;
+    once windowed it no longer parses, so its common escapes are undone by hand instead — else
+    a test verdict is read from one long line full of escaped newlines."""
+    text = readable(seen)
+    if text is seen and seen.lstrip().startswith(("{", "[")) and "\\n" in seen:
+        text = _JSON_SEAM.sub("\n", text)
+        for escaped, plain in _JSON_ESCAPES:
+            text = text.replace(escaped, plain)
+    return text
+
+
+_USERS: FactCache[UserFacts] = register(FactCache("user"))
+_PROSE: FactCache[ProseFacts] = register(FactCache("assistant text"))
+_NOTICES: FactCache[NoticeFacts] = register(FactCache("notice"))
+_CALLS: FactCache[CallFacts] = register(FactCache("tool call"))
+_OUTPUTS: FactCache[Identifiers] = register(FactCache("output identifiers"))
+
+
+def user_facts(content: str) -> UserFacts:
+    return _USERS.get(content, len(content), lambda: _user_facts(content))
+
+
+def prose_facts(text: str) -> ProseFacts:
+    return _PROSE.get(text, len(text), lambda: _prose_facts(text))
+
+
+def notice_facts(text: str) -> NoticeFacts:
+    return _NOTICES.get(text, len(text), lambda: _notice_facts(text))
+
+
+def call_facts(name: str, raw: str, output: str | None, one_liner: str | None) -> CallFacts:
+    key = (name, raw, output, one_liner)
+    weight = len(raw) + len(output or "") + len(one_liner or "")
+    return _CALLS.get(key, weight, lambda: _call_facts(name, raw, output, one_liner))
+
+
+def output_identifiers(output: str) -> Identifiers:
+    """Identifiers mined from a whole tool output (only the newest outputs are mined)."""
+    return _OUTPUTS.get(output, len(output), lambda: _identifiers(output, prose=False))

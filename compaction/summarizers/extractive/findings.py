@@ -1,0 +1,111 @@
+"""What the extractive scan finds, and the small rules it shares with the merge.
+
+Kept apart from the scan itself so the merge (which must recognise a resolved blocker by the same
+command key) and the section builders depend on these types without pulling in the scanner.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from compaction.text_patterns import ERROR_MAX_CHARS, collapse, cut, error_lines
+
+ERROR_LINES_PER_FAILURE = 4
+WINDOW_CHARS = 4_000
+_COMPILER_ERROR = re.compile(r"^[^\s:]{1,200}:\d{1,7}(?::\d{1,7})?: (?:error|fatal)\b[^\n]*", re.M)
+_EXIT_ONLY = re.compile(
+    r"^\W*(?:exit(?:ed)?(?: with)? (?:code|status)|\"exit_code\")\W*-?\d+\W*$", re.I
+)
+
+
+@dataclass
+class Action:
+    """One tool call and its outcome, as a Completed Actions line."""
+
+    index: int
+    line: str
+    failed: bool
+    pending: bool
+    key: str | None  # what a later success must match to resolve this failure
+    errors: list[str] = field(default_factory=list)
+    command: str | None = None
+    kind: str | None = None
+
+
+@dataclass
+class FileRecord:
+    path: str
+    verbs: list[str]
+    last_index: int
+
+
+@dataclass
+class Findings:
+    """Everything the section builders need, each list in conversation order."""
+
+    actions: list[Action] = field(default_factory=list)
+    files: dict[str, FileRecord] = field(default_factory=dict)
+    constraints: list[tuple[int, str]] = field(default_factory=list)
+    decisions: list[tuple[int, str]] = field(default_factory=list)
+    resolved: list[tuple[int, str, str]] = field(default_factory=list)
+    pending: list[tuple[int, str]] = field(default_factory=list)
+    blocked: list[tuple[int, str]] = field(default_factory=list)
+    identifiers: list[tuple[int, str, str, bool]] = field(default_factory=list)
+    in_progress: list[str] = field(default_factory=list)
+    remaining: list[str] = field(default_factory=list)
+    assistant_texts: list[str] = field(default_factory=list)
+    succeeded_keys: set[str] = field(default_factory=set)
+    state: dict[str, str] = field(default_factory=dict)
+    first_user: str | None = None
+    todo_list_seen: bool = False
+
+
+def failure_lines(output: str) -> list[str]:
+    """The exact error lines of a failed output, last few: the probe scanners' exception and
+    FAILED lines plus compiler-style `path:line: error: …` lines (mypy, gcc, tsc, ruff)."""
+    found = error_lines(output)
+    if ": error" in output or ": fatal" in output:
+        found += [cut(line, ERROR_MAX_CHARS) for line in _COMPILER_ERROR.findall(output)]
+    ordered = sorted(set(found), key=output.find) if len(found) > 1 else found
+    informative = [line for line in ordered if not _EXIT_ONLY.match(line)]
+    return (informative or ordered)[-ERROR_LINES_PER_FAILURE:]
+
+
+def command_key(command: str) -> str:
+    """The program and sub-command a command runs (`cargo test`, `python -m pytest`), ignoring a
+    leading `cd …&&` and environment assignments, so a later success can resolve a failure."""
+    segments = re.split(r"&&|;|\|\|", command.split("\n", 1)[0])
+    for segment in segments:
+        words = [w for w in segment.split() if "=" not in w or w.startswith("-")]
+        if not words or words[0] in ("cd", "export", "source", "set"):
+            continue
+        picked = [words[0]]
+        for word in words[1:3]:
+            if word.startswith("-") and word != "-m":
+                break
+            picked.append(word)
+            if word != "-m":
+                break
+        return " ".join(picked)
+    return collapse(command)[:40]
+
+
+def identifier_kind(value: str) -> str:
+    if "://" in value:
+        return "URLs"
+    if value.startswith("#"):
+        return "Issues/PRs"
+    if value.startswith(":") or value[:1] in "Pp":
+        return "Ports"
+    if all(char in "0123456789abcdef" for char in value):
+        return "Hashes"
+    return "Versions"
+
+
+def window(text: str, keep: int = WINDOW_CHARS) -> str:
+    """The start and the end of a long output: where exit codes, verdicts and the final exception
+    of a traceback are. Scanning only these keeps the cost per output bounded."""
+    if len(text) <= 2 * keep:
+        return text
+    return text[:keep] + "\n" + text[-keep:]

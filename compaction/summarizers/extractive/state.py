@@ -1,0 +1,140 @@
+"""Active State for the extractive summary: where the agent is and what the last test said.
+
+Agents rarely state their working directory or branch; the commands and their outputs do
+(`cd /repo && …`, `On branch main`, `[main 7e2d976] message`, `Switched to branch 'fix'`). The
+tracker reads those as the scan passes and keeps the latest of each, so the next context window
+starts from the right place without re-running `pwd` and `git status`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Mapping
+from typing import NamedTuple, Protocol
+
+from compaction.text_patterns import cut
+
+_CD = re.compile(r"^\s*cd\s+(['\"]?)([^\s;&|'\"]+)\1")
+_ON_BRANCH = re.compile(r"^On branch (\S+)", re.M)
+_SWITCHED = re.compile(r"Switched to (?:a new )?branch '([^']+)'")
+_COMMIT = re.compile(r"^\[([\w./-]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.{1,100})", re.M)
+_CHECKOUT = re.compile(r"\bgit (?:checkout|switch)\s+(?:-[bcB]\s+)?([\w./-]+)\s*$")
+_TEST_COMMAND = re.compile(
+    r"\b(?:pytest|py\.test|unittest|tox|nox|cargo (?:test|nextest|llvm-cov)|go test|"
+    r"npm (?:run )?test|yarn test|pnpm test|jest|vitest|mocha|rspec|phpunit|mvn test|"
+    r"gradle test|make (?:test|check)|just (?:test|check)|ctest|dotnet test|runtests)\b"
+)
+_TEST_VERDICT = re.compile(
+    r"\d+ (?:passed|failed|errors?|tests? (?:passed|failed))\b|test result:|Tests? run:"
+    r"|^OK\b|^FAILED\b|Ran \d+ tests?"
+)
+_VERDICT_SCAN_LINES = 60
+
+
+class _FileRecordLike(Protocol):
+    verbs: list[str]
+
+
+class StateTracker:
+    """The latest working directory, branch, commit, test run and files changed."""
+
+    def __init__(self) -> None:
+        self.cwd: str | None = None
+        self.branch: str | None = None
+        self.commit: str | None = None
+        self.last_test: str | None = None
+        self.changed: dict[str, None] = {}  # insertion-ordered set
+
+    def modified(self, path: str) -> None:
+        self.changed.pop(path, None)
+        self.changed[path] = None  # most recent last
+
+    def apply(self, effect: CommandEffect) -> None:
+        """Take in what one command showed (computed once per distinct command and output)."""
+        if effect.cwd is not None:
+            self.cwd = effect.cwd
+        if effect.branch is not None:
+            self.branch = effect.branch
+        if effect.commit is not None:
+            self.commit = effect.commit
+        if effect.last_test is not None:
+            self.last_test = effect.last_test
+
+    def render(self, files: Mapping[str, _FileRecordLike]) -> dict[str, str]:
+        """The Active State lines as key -> value (only what the turns showed)."""
+        state: dict[str, str] = {}
+        cwd = self.cwd or _common_directory(
+            [
+                path
+                for path in files
+                if path.startswith("/") and "mentioned" not in files[path].verbs
+            ]
+        )
+        if cwd:
+            state["Working directory"] = cwd if self.cwd else f"{cwd} (inferred from paths)"
+        if self.branch:
+            state["Branch"] = self.branch
+        if self.commit:
+            state["Last commit"] = self.commit
+        if self.changed:
+            recent = list(self.changed)[-12:]
+            more = len(self.changed) - len(recent)
+            shown = ", ".join(recent) + (f" (+{more} more)" if more > 0 else "")
+            state["Files modified/created"] = shown
+        if self.last_test:
+            state["Last test"] = self.last_test
+        return state
+
+
+class CommandEffect(NamedTuple):
+    """What one command and its output say about the working directory, branch, last commit
+    and last test run (None: nothing). A pure function of the strings, so it can be cached."""
+
+    cwd: str | None
+    branch: str | None
+    commit: str | None
+    last_test: str | None
+
+
+def command_effect(command: str, output: str, code: int | None, failed: bool) -> CommandEffect:
+    first_line = command.split("\n", 1)[0]
+    cwd = branch = commit_line = last_test = None
+    moved = _CD.match(first_line)
+    if moved and moved.group(2).startswith(("/", "~")):
+        cwd = moved.group(2)
+    for pattern in (_ON_BRANCH, _SWITCHED):  # the later patterns win, as they are later news
+        found = pattern.search(output)
+        if found:
+            branch = found.group(1)
+    commit = _COMMIT.search(output)
+    if commit:
+        branch = commit.group(1)
+        commit_line = f"{commit.group(2)} {commit.group(3).strip()}"
+    checkout = _CHECKOUT.search(first_line)
+    if checkout and not failed and not checkout.group(1).startswith("-"):
+        branch = checkout.group(1)
+    if _TEST_COMMAND.search(first_line):
+        verdict = _verdict(output)
+        # Without an exit code in the output, say what the output did show.
+        outcome = f"exit {code}" if code is not None else "failed" if failed else "no error seen"
+        outcome += f", {verdict}" if verdict else ""
+        last_test = f"`{cut(first_line, 80)}` -> {outcome}"
+    return CommandEffect(cwd, branch, commit_line, last_test)
+
+
+def _verdict(output: str) -> str | None:
+    """The last line of a test run that states its result (`5 passed, 1 failed in 0.3s`)."""
+    lines = output.rstrip().splitlines()[-_VERDICT_SCAN_LINES:]
+    for line in reversed(lines):
+        stripped = line.strip(" =-")
+        if stripped and _TEST_VERDICT.search(stripped):
+            return cut(stripped, 120)
+    return None
+
+
+def _common_directory(paths: list[str]) -> str | None:
+    if len(paths) < 2:
+        return None
+    common = posixpath.commonpath(paths)
+    return common if common not in ("", "/") else None

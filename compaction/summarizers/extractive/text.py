@@ -1,0 +1,190 @@
+"""Sentence-level heuristics of the extractive summariser: what a sentence *is* (a constraint, a
+decision, a question, an intent, a next step) and which file paths a piece of prose mentions.
+
+They live apart from the scan so that each rule can be read, tested and tuned on its own. Every
+pattern starts with a literal or a bounded class (no nested unbounded repetition), because these
+run over every user and assistant message of sessions with thousands of turns.
+"""
+
+from __future__ import annotations
+
+import re
+
+from compaction.text_patterns import collapse, constraint_sentences
+
+SENTENCE_MAX_CHARS = 240
+#: A user's rule is kept whole up to this length: cut short, "never modify the migrations … and
+#: a deploy" loses the part that says why.
+CONSTRAINT_MAX_CHARS = 400
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+_CODE_FENCE = re.compile(r"```.*?(?:```|$)", re.S)
+
+_DECISION = re.compile(
+    r"\b(?:I'll use|I will use|we'll use|we will use|let's use|use \S+ instead|instead of|"
+    r"rather than|decided|decide to|decision|going with|go with|chose|choose|opted|opt for|"
+    r"because|switch(?:ed|ing)? to|the approach|the fix is|the cause is|root cause)\b",
+    re.I,
+)
+_INTENT = re.compile(
+    r"^(?:now,? )?(?:let me|let's|i'll|i will|i'm going to|i am going to|next,? i|"
+    r"i need to|i should|i'm now|i am now)\b",
+    re.I,
+)
+_NEXT_STEP = re.compile(
+    r"^(?:next(?: steps?)?[,:]|then[,:]? i|todo[:\s]|remaining(?: work| steps| tasks)?:"
+    r"|still need to|after that[,:]?|finally[,:]? i)",
+    re.I,
+)
+_CHECKBOX_OPEN = re.compile(r"^\s*[-*]\s*\[ \]\s+(.{3,200})$", re.M)
+_QUESTION_START = re.compile(
+    r"^(?:what|how|why|where|when|which|who|can|could|should|would|is|are|does|do|did|will)\b",
+    re.I,
+)
+
+_STOPWORDS = frozenset(
+    "the a an and or of to in on for with from into about this that these those is are was were be"
+    " been it its as at by not no but if then than so we you i me my our your their there here all"
+    " any some more most other such only own same can will just should now also".split()
+)
+_WORD = re.compile(r"[a-z0-9_][a-z0-9_.\-/]{2,}")
+
+# -- file paths in prose ---------------------------------------------------------------------------
+_EXTENSIONS = (
+    "py|pyi|rs|toml|md|rst|json|jsonl|js|mjs|cjs|ts|tsx|jsx|go|java|kt|swift|c|h|cc|cpp|hpp|cs"
+    "|rb|php|sh|bash|zsh|yaml|yml|txt|cfg|ini|conf|lock|html|css|scss|sql|csv|xml|env|gradle"
+    "|mk|ipynb|traj|vue|svelte|proto|tf|dockerfile"
+)
+# Paths are found from a cheap hint (a slash, a known extension, a well-known file name) and then
+# read whole by walking the path characters on both sides: prose has few hints, so this costs far
+# less than a pattern that must try every position of every sentence.
+_PATH_HINT = re.compile(
+    r"/|\.(?:" + _EXTENSIONS + r")\b|\b(?:Makefile|Justfile|Dockerfile|Procfile|Gemfile|Rakefile)\b"
+)
+_PATH_CHARS = frozenset("_.~-/@+")
+_PATH_MAX_CHARS = 300
+_URL = re.compile(r"[A-Za-z][\w+.-]{0,15}://[^\s<>\"'`()\[\]{}]+")
+_EXT_AT_END = re.compile(r"\.(?:" + _EXTENSIONS + r")$", re.I)
+_TRAILING = ".,:;!?)'\"`"
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of prose (code fences dropped), whitespace collapsed, each cut to 240 chars."""
+    if "```" in text:
+        text = _CODE_FENCE.sub(" ", text)
+    found = []
+    for piece in _SENTENCE_SPLIT.split(text):
+        sentence = collapse(piece).lstrip("-*#> ").strip()
+        if len(sentence) >= 8:
+            found.append(cut_text(sentence, SENTENCE_MAX_CHARS))
+    return found
+
+
+def constraints(text: str) -> tuple[str, ...]:
+    """The user's rules in `text`, whole (within CONSTRAINT_MAX_CHARS, else cut with "...").
+
+    Whole sentences still contain the probe's 160-char prefix of each, so recall is unchanged."""
+    return tuple(cut_text(s, CONSTRAINT_MAX_CHARS) for s in constraint_sentences(text, None))
+
+
+def cut_text(text: str, limit: int) -> str:
+    """Whitespace collapsed; over `limit` chars, cut at a word boundary with an ellipsis."""
+    text = collapse(text)
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    space = head.rfind(" ")
+    if space > limit * 0.6:
+        head = head[:space]
+    return head.rstrip(" ,;:") + "..."
+
+
+def first_sentences(text: str, count: int = 2, limit: int = 400) -> str:
+    """The first `count` sentences of `text`, within `limit` chars: the Goal's condensed form."""
+    found = sentences(text)[:count]
+    return cut_text(" ".join(found), limit) if found else cut_text(text, limit)
+
+
+def is_decision(sentence: str) -> bool:
+    return len(sentence) >= 20 and _DECISION.search(sentence) is not None
+
+
+def is_intent(sentence: str) -> bool:
+    return _INTENT.search(sentence) is not None
+
+
+def is_next_step(sentence: str) -> bool:
+    return _NEXT_STEP.search(sentence) is not None
+
+
+def is_question(sentence: str) -> bool:
+    return sentence.endswith("?") and len(sentence) <= 300
+
+
+def looks_like_question(sentence: str) -> bool:
+    """A question by its mark, or by its first word when users skip the mark."""
+    return is_question(sentence) or (
+        len(sentence) <= 200 and _QUESTION_START.search(sentence) is not None
+    )
+
+
+def open_checkboxes(text: str) -> list[str]:
+    """Unticked markdown checklist items (`- [ ] ...`)."""
+    return [collapse(item) for item in _CHECKBOX_OPEN.findall(text)]
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-case words of 3+ chars that carry meaning (stop words dropped)."""
+    return {word for word in _WORD.findall(text.lower()) if word not in _STOPWORDS}
+
+
+def _is_path_char(char: str) -> bool:
+    return char.isalnum() or char in _PATH_CHARS
+
+
+def mentioned_paths(text: str) -> list[str]:
+    """File paths mentioned in prose, in order, deduplicated; URLs are not paths."""
+    if "://" in text:
+        text = _URL.sub(" ", text)
+    found: list[str] = []
+    seen: set[str] = set()
+    covered = -1
+    for hint in _PATH_HINT.finditer(text):
+        if hint.start() < covered:
+            continue  # inside the path just read
+        start = hint.start()
+        floor = max(0, start - _PATH_MAX_CHARS)
+        while start > floor and _is_path_char(text[start - 1]):
+            start -= 1
+        end = hint.end()
+        ceiling = min(len(text), end + _PATH_MAX_CHARS)
+        while end < ceiling and _is_path_char(text[end]):
+            end += 1
+        covered = end
+        if start > 0 and text[start - 1] in "$%{":
+            continue  # a variable or a template, not a path
+        candidate = text[start:end].rstrip(_TRAILING)
+        if candidate in seen or not _plausible_path(candidate):
+            continue
+        seen.add(candidate)
+        found.append(candidate)
+    return found
+
+
+def _plausible_path(candidate: str) -> bool:
+    if len(candidate) < 3 or not any(char.isalpha() for char in candidate):
+        return False
+    if candidate.startswith("//") or "//" in candidate:
+        return False
+    if "/" not in candidate:
+        return True  # a bare file name: the pattern already required a known extension or name
+    if candidate.startswith("/"):
+        # "/tmp/x" is a path; "/add", "/ls" are chat commands, "/Button" an import tail.
+        return candidate.count("/") >= 2 and candidate != "/dev/null"
+    if candidate.startswith(("./", "../", "~/")):
+        return len(candidate) > 3
+    if _EXT_AT_END.search(candidate):
+        return True
+    # "and/or", "I/O", "read/write" are prose; "src/" and "a/b/c" are paths.
+    if candidate.count("/") == 1 and candidate.endswith("/"):
+        return len(candidate) >= 5 and candidate[:-1].replace("_", "").replace("-", "").isalnum()
+    return candidate.count("/") >= 2

@@ -1,0 +1,276 @@
+"""Text patterns the engine's summariser and the lab's probes both read: error lines,
+identifiers, the user's own words and rules, commands and written paths.
+
+They live in the engine so the summariser never depends on the scorer (compaction/lab/probes.py
+keeps its own scoring). Error lines and identifiers are found fast:
+
+Tool outputs are most of a session's text, so these scans set the cost of mining. Python's regex
+engine scans quickly only for patterns that start with a literal or a plain character class;
+lookbehinds and leading `.*` make it crawl (a few MB/s). So each pattern here is a cheap one
+that finds candidates at C speed, and the boundary rules (what may precede or follow a hash, a
+version, an issue number) are checked in Python on the few candidates found.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from compaction.messages import Message
+from compaction.messages import content_text as _content_text
+from compaction.tool_summaries import tool_kind
+
+ERROR_MAX_CHARS = 160  # as Phase 1's error evidence
+
+# -- error lines ---------------------------------------------------------------------------------
+
+_ERROR_HINT = re.compile(r"rror|xception|FAILED|fatal|xit")
+_ERROR_LINE = re.compile(
+    r"[ \t]*(?:"
+    r"(?:[A-Za-z_][\w.]*\.)?(?:[A-Z]\w*)?(?:Error|Exception)\b(?:\[\w+\])?:.*"
+    r"|(?:error|fatal)(?:\[\w+\])?:.*"
+    r"|.*\bFAILED\b.*"
+    r"|.*(?i:\bexit(?:ed)?(?: with)? (?:code|status)|\"exit_code\")\s*[:=]?\s*-?[1-9]\d*\b.*"
+    r")"
+)
+_NAMED_FAILURE = re.compile(r"(?:Error|Exception)\b|FAILED")
+# pytest prefixes the lines of a failure's explanation with "E   ": the error is what follows.
+_PYTEST_PREFIX = re.compile(r"^[ \t]*E[ \t]{2,}")
+
+
+def collapse(text: str) -> str:
+    return " ".join(text.split())
+
+
+def cut(text: str, limit: int) -> str:
+    """Whitespace collapsed and cut as Phase 1 cuts (minus its "..."), so a kept prefix matches."""
+    text = collapse(text)
+    return text if len(text) <= limit else text[:limit].rstrip()
+
+
+def error_lines(text: str) -> list[str]:
+    """Exception lines (`ValueError: …`, `Error: …`, `error[E0308]: …`, `fatal: …`), FAILED lines
+    and lines reporting a non-zero exit code, in order, each collapsed and cut to 160 chars."""
+    lines: list[str] = []
+    line_end = -1
+    for hit in _ERROR_HINT.finditer(text):
+        if hit.start() <= line_end:
+            continue  # this line was already looked at
+        start = text.rfind("\n", 0, hit.start()) + 1
+        line_end = text.find("\n", hit.end())
+        if line_end < 0:
+            line_end = len(text)
+        line = _PYTEST_PREFIX.sub("", text[start:line_end].rstrip("\r"), count=1)
+        if not _ERROR_LINE.fullmatch(line):
+            continue
+        collapsed = collapse(line)
+        if (
+            len(collapsed) > ERROR_MAX_CHARS
+            and "exit" in collapsed.lower()
+            and not _NAMED_FAILURE.search(collapsed)
+        ):
+            continue  # a long blob that merely reports an exit code: no line to keep
+        lines.append(cut(collapsed, ERROR_MAX_CHARS))
+    return lines
+
+
+# -- identifiers ---------------------------------------------------------------------------------
+
+_URL = re.compile(r"https?://[^\s<>\"'`()\[\]{}]+")
+_HEX = re.compile(r"[0-9a-f]{7,}")
+_ISSUE = re.compile(r"#\d{1,6}\b")
+# Versions are found from their first ".<digit>" (a literal start the engine scans fast), then
+# read whole from where their digits begin.
+_VERSION_HINT = re.compile(r"\.\d")
+_VERSION = re.compile(r"v?\d+\.\d+(?:\.\d+)?(?:-[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?")
+_HOST_PORT = re.compile(r"(?:localhost|127\.0\.0\.1|0\.0\.0\.0)(:\d{2,5})\b")
+_HOST_HINT = re.compile(r"localhost:|\.0\.0\.[01]:")
+_PORT_WORD = re.compile(r"ort\s*[=:]?\s*\d{2,5}\b")
+_DIGIT = re.compile(r"\d")
+_HEX_LETTER = re.compile(r"[a-f]")
+
+
+def _before(text: str, position: int) -> str:
+    return text[position - 1] if position > 0 else ""
+
+
+def _after(text: str, position: int) -> str:
+    return text[position] if position < len(text) else ""
+
+
+def _wordish(char: str) -> bool:
+    return bool(char) and (char.isalnum() or char in "_-")
+
+
+def identifiers(text: str) -> list[str]:
+    """URLs, git hashes (7–40 hex with a digit and a letter), issue numbers (#123), versions
+    (v1.2, 1.2.3, v1.2.3-rc.1), ports (localhost:8080 → ':8080', 'port 8080'), in text order."""
+    found: list[tuple[int, str]] = []
+    for match in _URL.finditer(text):
+        found.append((match.start(), match.group().rstrip(".,;:!?'\"")))
+    for match in _HEX.finditer(text):
+        value = match.group()
+        if (
+            len(value) <= 40
+            and _DIGIT.search(value)
+            and _HEX_LETTER.search(value)
+            and not _wordish(_before(text, match.start()))
+            and not _wordish(_after(text, match.end()))
+        ):
+            found.append((match.start(), value))
+    for match in _ISSUE.finditer(text):
+        before = _before(text, match.start())
+        if not (before.isalnum() or before in "_&#/"):
+            found.append((match.start(), match.group()))
+    found += _versions(text)
+    for hint in _HOST_HINT.finditer(text):
+        # The host starts at the hint ("localhost:"), or 3 ("127.0.0.1") or 1 ("0.0.0.0") before.
+        for begin in (hint.start(), hint.start() - 3, hint.start() - 1):
+            host = _HOST_PORT.match(text, begin) if begin >= 0 else None
+            if host:
+                found.append((host.start(1), host.group(1)))
+                break
+    for match in _PORT_WORD.finditer(text):
+        start = match.start() - 1  # the "P" or "p"
+        if start < 0 or text[start] not in "Pp" or _wordish(_before(text, start)):
+            continue
+        found.append((start, text[start : match.end()]))
+    found.sort(key=lambda item: item[0])
+    return [value for _, value in found]
+
+
+def _versions(text: str) -> list[tuple[int, str]]:
+    found: list[tuple[int, str]] = []
+    resume = 0
+    for hint in _VERSION_HINT.finditer(text):
+        if hint.start() < resume:
+            continue
+        start = hint.start()
+        while start > 0 and text[start - 1].isdigit():
+            start -= 1
+        if start == hint.start():
+            continue  # no digits before the dot
+        if start > 0 and text[start - 1] == "v":
+            start -= 1
+        match = _VERSION.match(text, start)
+        if match is None:
+            continue
+        resume = match.end()
+        value = match.group()
+        before = _before(text, match.start())
+        after = text[match.end() : match.end() + 2]
+        if before.isalnum() or before in "_.":
+            continue
+        if (after[:1].isalnum() or after[:1] == "_") or (after[:1] == "." and after[1:].isdigit()):
+            continue  # part of something longer: an IP address, a file name
+        core = value.split("-", 1)[0]
+        if core.count(".") >= 2 or value.startswith("v"):
+            found.append((match.start(), value))
+    return found
+
+
+# -- the user's words, commands and written paths ----------------------------------------------
+
+TEXT_MAX_CHARS = 160  # latest request snippet and constraint sentences
+
+_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+_LIST_MARKER = re.compile(r"^(?:[-*•>]+|\d{1,3}[.)])\s+")
+_CONSTRAINT = re.compile(
+    r"\b(?:must|never|always|don't|do not|prefer|instead of|make sure|only)\b", re.I
+)
+_APPLY_PATCH_FILE = re.compile(r"\*\*\* (?:Update|Add) File: (\S+)")
+_REDIRECT = re.compile(r"(?<![<>&\d])>>?\s*['\"]?([\w./~-]+)")
+_SED_IN_PLACE = re.compile(r"^\s*sed\s+-i\b.*\s['\"]?([\w./~-]+)['\"]?\s*$")
+_PATH_KEYS = ("path", "file_path", "filename", "target_file", "notebook_path")
+_COMMAND_KEYS = ("command", "cmd", "script", "input")
+
+
+def user_text(message: Message) -> str:
+    # Agents inject reminders into user turns; those are not the user's words.
+    return _REMINDER.sub(" ", _content_text(message)).replace("\u2019", "'")
+
+
+def json_strings(value: Any) -> Iterator[str]:
+    """Every string leaf of a decoded JSON value, in order."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from json_strings(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from json_strings(item)
+
+
+def readable_text(text: str) -> str:
+    """Text as a reader sees it: a JSON-wrapped tool output becomes its decoded string values."""
+    stripped = text.lstrip()
+    if not stripped.startswith(("{", "[")):
+        return text
+    try:
+        value = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return text
+    if isinstance(value, dict | list):
+        return "\n".join(json_strings(value))
+    return text
+
+
+def command_text(arguments: dict[str, Any]) -> str:
+    for key in _COMMAND_KEYS:
+        value = arguments.get(key)
+        if isinstance(value, list) and all(isinstance(item, str) for item in value):
+            # Codex: ["bash", "-lc", "script"] — the script is what was run.
+            if len(value) >= 3 and value[1] in ("-lc", "-c"):
+                return str(value[-1])
+            return " ".join(value)
+        if isinstance(value, str) and value.strip():
+            return value
+    return ""
+
+
+def written_paths(name: str, arguments: dict[str, Any], raw: str) -> list[str]:
+    kind = tool_kind(name)
+    if kind == "editor":
+        if arguments.get("command") not in ("create", "str_replace", "insert"):
+            return []
+        kind = "write_file"
+    if kind in ("write_file", "patch"):
+        for key in _PATH_KEYS:
+            value = arguments.get(key)
+            if isinstance(value, str) and value.strip():
+                return [value.strip()]
+        patch = arguments.get("input") or arguments.get("patch") or raw
+        return _APPLY_PATCH_FILE.findall(patch if isinstance(patch, str) else raw)
+    if kind == "terminal":
+        command = command_text(arguments)
+        paths = _APPLY_PATCH_FILE.findall(command) if "apply_patch" in command else []
+        first_line = command.strip().split("\n", 1)[0]
+        # Only the first line: a heredoc body is file content, not shell syntax.
+        for target in _REDIRECT.findall(first_line):
+            paths.append(target)
+        sed = _SED_IN_PLACE.match(first_line)
+        if sed:
+            paths.append(sed.group(1))
+        return [p for p in paths if _looks_like_path(p)]
+    return []
+
+
+def _looks_like_path(text: str) -> bool:
+    if text.startswith("/dev/") or not re.search(r"[A-Za-z]", text):
+        return False
+    return "/" in text or re.search(r"\.[A-Za-z]\w*$", text) is not None
+
+
+def constraint_sentences(text: str, limit: int | None = TEXT_MAX_CHARS) -> list[str]:
+    """The sentences of `text` that state a rule, list markers dropped (`- never …` is the rule
+    `never …`), each cut to its first `limit` chars (a probe's prefix) or whole with None."""
+    found = []
+    for piece in _SENTENCE_SPLIT.split(text):
+        sentence = _LIST_MARKER.sub("", collapse(piece))
+        if len(sentence) >= 8 and _CONSTRAINT.search(sentence):
+            found.append(sentence if limit is None else cut(sentence, limit))
+    return found

@@ -1,0 +1,1 @@
+"""The Sweep page's parts: the grid form, the charts (heatmaps, frontier) and the results view."""

@@ -1,0 +1,29 @@
+"""Would the provider accept this request? Checks of a message list for OpenAI and Anthropic.
+
+`validate(messages, provider)` lists every `Problem` (rules.py: roles, contents, alternation;
+calls.py: tool calls and their results; problems.py: the Problem type and the rule table).
+"""
+
+from compaction.validate.problems import (
+    PROVIDERS,
+    RULES,
+    Problem,
+    Provider,
+    Severity,
+    errors,
+    is_valid,
+)
+from compaction.validate.rules import is_summary, request_messages, validate
+
+__all__ = [
+    "PROVIDERS",
+    "RULES",
+    "Problem",
+    "Provider",
+    "Severity",
+    "errors",
+    "is_summary",
+    "is_valid",
+    "request_messages",
+    "validate",
+]

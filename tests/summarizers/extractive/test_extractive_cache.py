@@ -1,0 +1,127 @@
+"""The extractive summariser's caches: a second run over the same turns reads every message's
+facts from the cache (no new misses) and gives the same summary, whatever ran in between; the
+cache itself evicts least-recently-used entries within its bounds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_extractive import (
+    assistant,
+    big_session,
+    call,
+    login_session,
+    request_for,
+    result,
+    user,
+)
+
+from compaction.summarizers.extractive import ExtractiveSummarizer
+from compaction.summarizers.extractive.cache import FactCache, cache_info, clear_caches
+from compaction.summarizers.extractive.items import Item
+from compaction.tokens import make_counter
+
+
+def totals() -> tuple[int, int]:
+    info = cache_info()
+    return sum(c["hits"] for c in info.values()), sum(c["misses"] for c in info.values())
+
+
+def details_without_timing(summarizer: ExtractiveSummarizer) -> dict[str, Any]:
+    return {k: v for k, v in summarizer.last_details.items() if k != "duration_s"}
+
+
+def test_second_run_hits_the_cache_and_gives_the_same_summary() -> None:
+    turns = big_session(rounds=200) + login_session()
+    summarizer = ExtractiveSummarizer()
+    first = summarizer.summarize(request_for(turns, budget=3_000))
+    first_details = details_without_timing(summarizer)
+    hits, misses = totals()
+    second = summarizer.summarize(request_for(turns, budget=3_000))
+    assert second == first
+    assert details_without_timing(summarizer) == first_details
+    hits_after, misses_after = totals()
+    assert misses_after == misses, cache_info()
+    # every user, assistant text and tool call of the 600+ messages came from the cache
+    assert hits_after - hits >= len(turns)
+
+
+def test_other_budgets_reuse_the_facts() -> None:
+    turns = big_session(rounds=120)
+    summarizer = ExtractiveSummarizer()
+    summarizer.summarize(request_for(turns, budget=4_000))
+    _, misses = totals()
+    small = summarizer.summarize(request_for(turns, budget=800))
+    assert totals()[1] == misses
+    assert summarizer.last_details["budget_tokens"] == 800
+    assert summarizer.last_details["tokens"] <= 800
+    assert small != summarizer.summarize(request_for(turns, budget=4_000))
+
+
+def test_cached_and_cold_runs_agree_after_runs_that_rewrite_items() -> None:
+    """Focus cuts item texts and the merge edits items in place: none of that may leak into
+    the cached facts that the next run replays."""
+    turns = [
+        *big_session(rounds=80),
+        user("Why does billing fail? Check src/billing/handler_3.py."),
+        assistant(
+            "Let me run it.",
+            call("x1", "terminal", command="cd /repo && pytest tests/billing -x"),
+        ),
+        result("x1", "E   ValueError: bad amount\nFAILED tests/billing/test_3.py\nexit code 1"),
+    ]
+    clear_caches()
+    cold = ExtractiveSummarizer().summarize(request_for(turns, budget=1_500))
+    assert totals()[1] > len(turns) // 2  # the cold run computed the facts
+    summarizer = ExtractiveSummarizer()
+    focused = summarizer.summarize(request_for(turns, budget=1_500, focus="billing"))
+    summarizer.summarize(request_for(turns, budget=1_500, previous=focused))
+    warm = summarizer.summarize(request_for(turns, budget=1_500))
+    assert warm == cold
+    assert "`FAILED tests/billing/test_3.py`" in warm
+
+
+def test_fact_cache_is_bounded_and_evicts_the_least_recently_used() -> None:
+    cache: FactCache[str] = FactCache("test", max_entries=2, max_chars=10)
+    computed: list[str] = []
+
+    def get(key: str) -> str:
+        def compute() -> str:
+            computed.append(key)
+            return key.upper()
+
+        return cache.get(key, len(key), compute)
+
+    assert get("ab") == "AB"
+    assert get("cd") == "CD"
+    assert get("ab") == "AB"  # a hit: "cd" is now the least recently used
+    assert get("ef") == "EF"  # over 2 entries: "cd" goes
+    assert computed == ["ab", "cd", "ef"]
+    assert cache.info() == {"hits": 1, "misses": 3, "entries": 2, "key_chars": 4}
+    get("cd")
+    assert computed[-1] == "cd"
+    get("0123456789")  # 10 characters: everything older goes to stay within max_chars
+    assert cache.info()["entries"] == 1 and cache.info()["key_chars"] == 10
+    cache.clear()
+    assert cache.info() == {"hits": 0, "misses": 0, "entries": 0, "key_chars": 0}
+
+
+#: Punctuation, digits and whitespace are where tiktoken's chunk boundaries are decided.
+TRICKY = st.text(alphabet=" \n\t\r.,`'[]()-_/:#0123456789abcXYZé你", max_size=40)
+
+
+@pytest.mark.parametrize("model", ["gpt-4o", "gpt-4"])  # o200k_base, cl100k_base
+@settings(max_examples=150, deadline=None)
+@given(
+    number=st.integers(min_value=1, max_value=99_999),
+    text=st.one_of(st.text(max_size=60), TRICKY),
+)
+def test_a_numbered_line_costs_its_number_plus_its_text(model: str, number: int, text: str) -> None:
+    """The fitter counts `N.` and ` text` apart so renumbered actions keep their cached counts;
+    with tiktoken that must equal the count of the whole line, for any text."""
+    count = make_counter("tiktoken", model).count_text
+    item = Item(text, 1.0, 1.0, number=number)
+    assert count(f"{number}.") + count(f" {text}") == count(item.line())
