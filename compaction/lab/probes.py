@@ -15,7 +15,7 @@ chatty tool output cannot dominate the score; mining is deterministic.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +30,7 @@ from compaction.text_patterns import (
     cut,
     error_lines,
     identifiers,
+    json_strings,
     readable_text,
     user_text,
     written_paths,
@@ -121,23 +122,11 @@ def _is_summary(message: Message) -> bool:
     return is_summary_text(_content_text(message))
 
 
-def _strings(value: Any) -> Iterator[str]:
-    """Every string leaf of a decoded JSON value, in order."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-
-
 def _arguments_text(call: dict[str, Any]) -> str:
     """A call's arguments as text a reader would see: decoded string values, else the raw JSON."""
     raw = call_arguments(call)
     parsed = parse_arguments(raw)
-    return " ".join(_strings(parsed)) if parsed else raw
+    return " ".join(json_strings(parsed)) if parsed else raw
 
 
 def message_text(message: Message) -> str:

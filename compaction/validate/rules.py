@@ -38,24 +38,10 @@ from compaction.validate.problems import (
     PROVIDERS,
     RULES,
     Problem,
-    Provider,
     Severity,
-    errors,
-    is_valid,
 )
 
-__all__ = [
-    "PROVIDERS",
-    "RULES",
-    "Problem",
-    "Provider",
-    "Severity",
-    "errors",
-    "is_summary",
-    "is_valid",
-    "request_messages",
-    "validate",
-]
+__all__ = ["is_summary", "request_messages", "validate"]
 
 _SYSTEM_ROLES = ("system", "developer")
 _KNOWN_ROLES = ("system", "developer", "user", "assistant", "tool")

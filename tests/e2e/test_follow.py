@@ -3,12 +3,12 @@ agent writes (the file grows; the page reloads it by itself, with no click)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from claude_records import append, record, write_live_session
 from e2e_helpers import AppServer, open_app, screenshot, start_app, stop_app, wait_idle
 from playwright.sync_api import Page, expect
 
@@ -19,32 +19,11 @@ pytestmark = pytest.mark.e2e
 TIMEOUT_MS = 90_000
 
 
-def _record(kind: str, uuid: str, parent: str | None, text: str) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": kind, "content": text}
-    if kind == "assistant":
-        message = {"role": kind, "id": f"m-{uuid}", "content": [{"type": "text", "text": text}]}
-    return {
-        "type": kind,
-        "uuid": uuid,
-        "parentUuid": parent,
-        "sessionId": "live",
-        "cwd": "/home/me/live-project",
-        "message": message,
-    }
-
-
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[tuple[AppServer, Path]]:
     """The app with every agent root under tmp_path, and one Claude Code session in it."""
     roots = {root.variable: str(tmp_path / "roots" / root.agent) for root in ROOTS}
-    folder = tmp_path / "roots" / "claude-code" / "-home-me-live-project"
-    folder.mkdir(parents=True)
-    session = folder / "live.jsonl"
-    records = [
-        _record("user", "a", None, "start the live task"),
-        _record("assistant", "b", "a", "working on it"),
-    ]
-    session.write_text("".join(json.dumps(r) + "\n" for r in records))
+    session = write_live_session(tmp_path / "roots" / "claude-code" / "-home-me-live-project")
     env = {**roots, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     try:
         process, server = start_app(tmp_path, env_extra=env)
@@ -76,8 +55,7 @@ def test_a_followed_session_shows_the_agents_new_turn(page: Page, live: Any) -> 
         timeout=TIMEOUT_MS
     )
     # The agent writes its next turn; nobody touches the page.
-    with session.open("a") as handle:
-        handle.write(json.dumps(_record("user", "c", "b", "and now the follow-up")) + "\n")
+    append(session, record("user", "c", "b", "and now the follow-up"))
     expect(_metric(page, "Head messages")).to_contain_text("3", timeout=TIMEOUT_MS)
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, "follow-live-session")

@@ -2,28 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from app_helpers import click, open_app
+from claude_records import append, record, write_live_session
 
 from compaction.formats.local_sessions import ROOTS
-
-
-def _record(kind: str, uuid: str, parent: str | None, text: str) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": kind, "content": text}
-    if kind == "assistant":
-        message = {"role": kind, "id": f"m-{uuid}", "content": [{"type": "text", "text": text}]}
-    return {
-        "type": kind,
-        "uuid": uuid,
-        "parentUuid": parent,
-        "sessionId": "live",
-        "cwd": "/home/me/live-project",
-        "message": message,
-    }
 
 
 @pytest.fixture
@@ -32,15 +17,7 @@ def live_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     for root in ROOTS:
         monkeypatch.setenv(root.variable, str(tmp_path / "roots" / root.agent))
-    folder = tmp_path / "roots" / "claude-code" / "-home-me-live-project"
-    folder.mkdir(parents=True)
-    path = folder / "live.jsonl"
-    records = [
-        _record("user", "a", None, "start the live task"),
-        _record("assistant", "b", "a", "working on it"),
-    ]
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
+    return write_live_session(tmp_path / "roots" / "claude-code" / "-home-me-live-project")
 
 
 def test_a_session_on_this_machine_opens_and_is_followed_as_it_grows(live_session: Path) -> None:
@@ -61,8 +38,7 @@ def test_a_session_on_this_machine_opens_and_is_followed_as_it_grows(live_sessio
     at.run()
     assert not at.exception
     # The agent writes a new turn: the next run (the fragment's poll) reloads the session.
-    with live_session.open("a") as handle:
-        handle.write(json.dumps(_record("user", "c", "b", "and now the follow-up")) + "\n")
+    append(live_session, record("user", "c", "b", "and now the follow-up"))
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     loaded = at.session_state["loaded_conversation"]
