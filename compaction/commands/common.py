@@ -1,6 +1,7 @@
 """What every subcommand shares: the one-line error exit, the input-selection options, `--set`
-parsing and output writing (atomic, never over an input, always valid JSON) — so every command
-fails, reads and writes the same way."""
+parsing, warnings printed safely, and output writing (atomic for files, written through for FIFOs
+and devices, never over an input, always valid JSON) — so every command fails, reads, warns and
+writes the same way."""
 
 from __future__ import annotations
 
@@ -91,13 +92,21 @@ def check_outputs(outputs: Iterable[Path | str | None], inputs: Iterable[Path | 
                 f"{output}: would overwrite the input file {sources[identity]}; "
                 "choose another output path"
             )
-        if identity in seen:
+        if identity in seen and not _is_character_device(output):
             fail(f"{output}: is also the path of another output ({seen[identity]})")
         seen[identity] = output
         folder = output.parent
         if not folder.is_dir():
             reason = "Not a directory" if folder.exists() else "No such file or directory"
             fail(f"{output}: cannot write: {reason}")
+
+
+def _is_character_device(path: Path) -> bool:
+    """/dev/null named twice (`-o /dev/null --report /dev/null`) is two discarded outputs."""
+    try:
+        return stat.S_ISCHR(path.stat().st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def _umask() -> int:
@@ -108,7 +117,8 @@ def _umask() -> int:
 
 def write_atomically(path: Path, text: str) -> None:
     """Write `text` to `path` through a temporary file in the same folder, then rename, so a
-    failed run never leaves a partial file."""
+    failed run never leaves a partial file. Only for a regular file or a new path: renaming
+    over anything else replaces it (`write_output` chooses)."""
     folder = path.parent if str(path.parent) else Path(".")
     try:
         # Overwriting keeps the file's mode, as open(path, "w") would; a new file gets
@@ -127,13 +137,51 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
+def write_through(path: Path, text: str) -> None:
+    """Open `path` and write `text` into it, as a shell's `>` would: for a FIFO (the reader gets
+    the text; opening waits for one) and a character device (/dev/null, /dev/full, a terminal),
+    which a rename would replace with a regular file (as root, /dev/null itself)."""
+    with open(path, "w", encoding="utf-8") as stream:
+        stream.write(text)
+
+
+def _kind(mode: int) -> str | None:
+    """What a non-regular file is, for the refusal; None for one that is written through."""
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
 def write_output(path: Path | str, text: str, *, inputs: Iterable[Path | str]) -> None:
-    """`write_atomically` for a command's output file, refusing to replace one of `inputs`; a
-    write that fails (no such folder, no permission, disk full) exits 2 with one line."""
+    """Write a command's output file, refusing to replace one of `inputs`; a write that fails (no
+    such folder, no permission, disk full) exits 2 with one line.
+
+    What `path` names decides how. A regular file (or a new path) gets the atomic write. A
+    symlink is followed: its target gets the atomic write and the link stays a link. A FIFO or a
+    character device is written through (`write_through`). A block device, socket or directory
+    is refused with exit 2: JSON written over a disk is never what was meant. Nothing that is
+    not a regular file is ever renamed over.
+    """
     target = Path(path)
     check_outputs([target], inputs)
     try:
-        write_atomically(target, text)
+        resolved = Path(os.path.realpath(target)) if target.is_symlink() else target
+        try:
+            mode: int | None = os.stat(resolved).st_mode
+        except FileNotFoundError:
+            mode = None
+        if mode is None or stat.S_ISREG(mode):
+            write_atomically(resolved, text)
+        elif (kind := _kind(mode)) is not None:
+            fail(f"{target}: cannot write: {kind}, not a file; choose a file path")
+        else:
+            write_through(resolved, text)
     except OSError as exc:
         fail(f"{target}: cannot write: {exc.strerror or exc}")
 
