@@ -83,9 +83,12 @@ class Compactor:
             return False  # nothing to compact yet (compress() would reject it)
         # The same checks as compress(), so bad input fails here with the same clear error.
         checked, _ = validate_messages(messages)
+        tokens = self.count_tokens(checked)
         if self.ineffective_count >= self.config.max_ineffective:
-            return False
-        return self.count_tokens(checked) >= self.config.threshold_tokens
+            # Anti-thrash waits for a manual compaction, but a context over the window cannot
+            # be sent at all: then compaction runs regardless.
+            return tokens > self.config.context_length
+        return tokens >= self.config.threshold_tokens
 
     def compress(
         self,
@@ -113,7 +116,11 @@ class Compactor:
         if not force:
             reason = None
             if self.ineffective_count >= config.max_ineffective:
-                reason = INEFFECTIVE_REASON
+                if tokens_before > config.context_length:
+                    # Over the window the provider rejects the next call: anti-thrash yields.
+                    base["forced_over_window"] = True
+                else:
+                    reason = INEFFECTIVE_REASON
             elif tokens_before < config.threshold_tokens:
                 reason = (
                     f"below the threshold: {tokens_before:,} tokens < "

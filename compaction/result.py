@@ -149,6 +149,8 @@ class CompactionResult:
     config: dict[str, Any] = field(default_factory=dict)
     summarizer: str = ""
     fit: FitReport | None = None
+    # Ran although anti-thrash had suspended automatic compaction: the input was over the window.
+    forced_over_window: bool = False
 
     @property
     def savings_pct(self) -> float:
@@ -175,6 +177,7 @@ class CompactionResult:
             "fallback_used": self.fallback_used,
             "fallback_reason": self.fallback_reason,
             "iterative": self.iterative,
+            "forced_over_window": self.forced_over_window,
             "focus": self.focus,
             "summarizer": self.summarizer,
             "ineffective_count": self.ineffective_count,

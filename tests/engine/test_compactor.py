@@ -356,3 +356,28 @@ def test_should_compress_rejects_what_compress_rejects(messages: Any, expected: 
     with pytest.raises(InvalidConversationError, match=expected):
         Compactor(CONFIG).should_compress(messages)
     assert Compactor(CONFIG).should_compress([]) is False
+
+
+def test_anti_thrash_yields_when_the_context_is_over_the_window() -> None:
+    # An agent whose context is over its window cannot make its next call: waiting for a manual
+    # compaction is not an option then, so automatic compaction runs (and Fit makes it fit).
+    from compaction import CompactionConfig, Compactor
+    from compaction.compactor import INEFFECTIVE_REASON
+
+    config = CompactionConfig(context_length=2_000, counter="rough", max_ineffective=1)
+    big = [
+        {"role": "system", "content": "You are an agent."},
+        {"role": "user", "content": "summarise the log"},
+        {"role": "assistant", "content": "x " * 6_000},
+        {"role": "user", "content": "and now?"},
+    ]
+    compactor = Compactor(config)
+    compactor.ineffective_count = config.max_ineffective  # suspended
+    under = [big[0], big[1], {"role": "assistant", "content": "y " * 3_000}, big[3]]
+    assert not compactor.should_compress(under)  # at the threshold, under the window: waits
+    assert compactor.compress(under).skip_reason == INEFFECTIVE_REASON
+    assert compactor.should_compress(big)
+    result = compactor.compress(big)
+    assert not result.skipped and result.forced_over_window
+    assert result.tokens_after <= config.context_length
+    assert result.to_dict()["forced_over_window"] is True
