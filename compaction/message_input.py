@@ -8,6 +8,7 @@ conversation the user is trying to debug.
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from typing import Any
 
@@ -18,6 +19,13 @@ from compaction.messages import (
     has_non_finite_numbers,
     tool_calls,
 )
+
+
+#: A surrogate code point. JSON can write one alone (`"\\ud800"`) and Python's json reads it into
+#: a str, but such a str cannot be encoded as UTF-8: every write of it (a file, the terminal)
+#: fails. A pair written as two escapes is decoded into one character, so any left is lone.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+REPLACEMENT_CHARACTER = "\ufffd"
 
 
 def validate_messages(messages: Any) -> tuple[list[Message], list[str]]:
@@ -53,6 +61,7 @@ def _validate_one(message: Any, index: int, repairs: list[str]) -> Message:
         raise InvalidConversationError(
             f"unknown role {role!r}; expected one of {', '.join(ROLES)}", index
         )
+    message = _replace_lone_surrogates(message, index, repairs)
     copy: Message | None = None
 
     def writable() -> Message:
@@ -106,6 +115,39 @@ def _validate_one(message: Any, index: int, repairs: list[str]) -> Message:
             writable()["content"] = ""
             repairs.append(f"message {index}: tool result with no content given empty text")
     return copy if copy is not None else message
+
+
+def _replace_lone_surrogates(message: Message, index: int, repairs: list[str]) -> Message:
+    """`message`, or a copy with every lone surrogate (in any string, keys included) replaced
+    by U+FFFD and the count reported: the one repair that lets the text be written at all."""
+    try:
+        fixed, count = _without_surrogates(message)
+    except RecursionError as exc:
+        raise InvalidConversationError("the message is nested too deeply to read", index) from exc
+    if not count:
+        return message
+    repairs.append(
+        f"message {index}: {count} lone surrogate(s) (text that is not valid Unicode) "
+        "replaced with U+FFFD"
+    )
+    return dict(fixed)
+
+
+def _without_surrogates(node: Any) -> tuple[Any, int]:
+    """(node with lone surrogates replaced, how many); the node itself when it holds none."""
+    if isinstance(node, str):
+        return _SURROGATE.subn(REPLACEMENT_CHARACTER, node)
+    if isinstance(node, dict):
+        items = [
+            (_without_surrogates(key), _without_surrogates(value)) for key, value in node.items()
+        ]
+        count = sum(key[1] + value[1] for key, value in items)
+        return ({key[0]: value[0] for key, value in items} if count else node), count
+    if isinstance(node, list | tuple):
+        parts = [_without_surrogates(part) for part in node]
+        count = sum(part[1] for part in parts)
+        return ([part[0] for part in parts] if count else node), count
+    return node, 0
 
 
 def _content_ok(content: Any) -> bool:

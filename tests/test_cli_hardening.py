@@ -99,9 +99,7 @@ def test_output_through_a_symlink_writes_its_target_and_keeps_the_link(
     assert stat.S_IMODE(target.stat().st_mode) == 0o640  # the target's mode is kept
 
 
-def test_output_through_a_dangling_symlink_creates_its_target(
-    source: Path, tmp_path: Path
-) -> None:
+def test_output_through_a_dangling_symlink_creates_its_target(source: Path, tmp_path: Path) -> None:
     target = tmp_path / "new.json"
     link = tmp_path / "link.json"
     link.symlink_to(target)
@@ -124,3 +122,75 @@ def test_output_to_a_socket_is_refused_with_one_line(source: Path, tmp_path: Pat
     assert result.exit_code == 2
     assert "a socket" in result.output and "Traceback" not in result.output
     assert stat.S_ISSOCK(os.stat(path).st_mode)
+
+
+# -- 2. lone surrogates ------------------------------------------------------------------------
+
+
+def with_lone_surrogate(tmp_path: Path) -> Path:
+    messages = session()
+    messages[1]["content"] = "Fix a \ud800 the tests"  # json.dumps writes it as "\ud800"
+    return write_json(tmp_path / "surrogate.json", messages)
+
+
+SURROGATE_WARNING = "message 1: 1 lone surrogate(s) (text that is not valid Unicode) replaced"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["compress", *SMALL],
+        ["inspect", "--counter", "rough"],
+        ["convert", "--to", "anthropic"],
+        ["sweep", "--param", "summary_ratio=0.1,0.2", "--context-length", "2000"],
+    ],
+)
+def test_a_lone_surrogate_is_replaced_and_reported(tmp_path: Path, command: list[str]) -> None:
+    path = with_lone_surrogate(tmp_path)
+    result = run(command[0], path, *command[1:])
+    assert result.exit_code == 0, result.output
+    assert SURROGATE_WARNING in result.output
+    assert "\ud800" not in result.output
+
+
+def test_a_lone_surrogate_is_replaced_in_the_written_output(tmp_path: Path) -> None:
+    path = with_lone_surrogate(tmp_path)
+    output = tmp_path / "out.json"
+    result = run("compress", path, "-o", output, *SMALL)
+    assert result.exit_code == 0, result.output
+    text = output.read_text(encoding="utf-8")
+    assert "Fix a \ufffd the tests" in text
+
+
+def test_validate_messages_replaces_lone_surrogates_without_touching_the_input() -> None:
+    from compaction import validate_messages
+
+    messages = [
+        {"role": "user", "content": "a \ud800"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c", "type": "function", "function": {"name": "t", "arguments": "\udfff"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c", "content": [{"type": "text", "text": "ok"}]},
+    ]
+    checked, repairs = validate_messages(messages)
+    assert checked[0]["content"] == "a \ufffd"
+    assert checked[1]["tool_calls"][0]["function"]["arguments"] == "\ufffd"
+    assert checked[2] is messages[2]  # nothing to replace: not copied
+    assert messages[0]["content"] == "a \ud800"  # the caller's list is never modified
+    assert [r.split(":")[0] for r in repairs if "surrogate" in r] == ["message 0", "message 1"]
+    json.dumps(checked, ensure_ascii=False).encode("utf-8")  # writable at last
+
+
+def test_compactor_compress_accepts_a_lone_surrogate() -> None:
+    from compaction import CompactionConfig, Compactor
+
+    messages = session()
+    messages[4]["content"] = "run \udc80 module"
+    result = Compactor(CompactionConfig(context_length=2000, counter="rough")).compress(
+        messages, force=True
+    )
+    json.dumps(result.messages, ensure_ascii=False).encode("utf-8")

@@ -15,15 +15,23 @@ import re
 # terminals also obey (U+009B is a one-character CSI).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
+# A lone surrogate cannot be encoded at all: printed, it ends the command in a traceback. The
+# messages had theirs replaced at input; a title or a file name can still hold one.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 def _escape(match: re.Match[str]) -> str:
     return f"\\x{ord(match.group()):02x}"
 
 
+def _escape_surrogate(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
 def printable(text: str, *, newlines: bool = True) -> str:
-    """`text` safe to print: control characters escaped; with `newlines=False` (a table cell, a
+    """`text` safe to print: control characters and lone surrogates escaped; with `newlines=False` (a table cell, a
     one-line preview) newlines and tabs are escaped too."""
-    escaped = _CONTROL.sub(_escape, text)
+    escaped = _SURROGATE.sub(_escape_surrogate, _CONTROL.sub(_escape, text))
     if not newlines:
         escaped = escaped.replace("\n", "\\n").replace("\t", "\\t")
     return escaped
