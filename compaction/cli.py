@@ -37,3 +37,6 @@ main.add_command(sweep_command)
 from compaction.commands.sessions import sessions_command  # noqa: E402
 
 main.add_command(sessions_command)
+from compaction.commands.audit import audit_command  # noqa: E402
+
+main.add_command(audit_command)

@@ -1,0 +1,326 @@
+"""What did my agent forget? The compactions an agent really made in its own session, audited.
+
+The importers list the compactions a session file records (`Conversation.compactions`: Claude
+Code's compact boundary and summary, Codex's `compacted` item, hermes' summaries, Gemini CLI's
+compression). For each, this module mines the probe facts (latest request, constraints, files,
+errors, commands, identifiers) of what the agent compacted away — the messages from the previous
+compaction (or the start) up to this one — and asks:
+- what the agent's context still held afterwards (its summary, plus the system prompt): the facts
+  it kept, and the ones it forgot, each with the message it came from;
+- what our pipeline keeps when it compacts the same messages with the agent's budget: the window
+  of the session's model, the agent's recorded tokens-before as the trigger, and a summary no
+  larger than the agent's.
+
+An encrypted summary (Codex's server-side compaction) cannot be read: `kept_by_agent` is None and
+nothing is called forgotten, but our pipeline's run is still shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from compaction.compactor import Compactor
+from compaction.config import CompactionConfig
+from compaction.errors import CompactionError, ConfigError
+from compaction.formats.conversation import Conversation, RecordedCompaction
+from compaction.lab.probes import Fact, haystack, mine_facts, normalise
+from compaction.lab.strategies import config_for_target
+from compaction.messages import Message, content_text
+from compaction.tokens import TokenCounter, make_counter
+
+# Windows of model families litellm's bundled map may not know yet (newer releases).
+FAMILY_WINDOWS: tuple[tuple[str, int], ...] = (
+    ("claude", 200_000),
+    ("gpt-5", 400_000),
+    ("gpt-4.1", 1_047_576),
+    ("gpt-4o", 128_000),
+    ("o3", 200_000),
+    ("o4", 200_000),
+    ("gemini", 1_048_576),
+)
+AGENT_NAMES = {
+    "claude-code": "Claude Code",
+    "codex": "Codex",
+    "hermes": "hermes",
+    "gemini-cli": "Gemini CLI",
+    "copilot-cli": "Copilot CLI",
+}
+
+
+@dataclass
+class ForgottenFact:
+    """A fact of the compacted-away messages that the agent's context no longer holds."""
+
+    kind: str
+    text: str
+    message_index: int
+    kept_by_pipeline: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "text": self.text,
+            "message_index": self.message_index,
+            "kept_by_pipeline": self.kept_by_pipeline,
+        }
+
+
+@dataclass
+class AuditEvent:
+    """One compaction the agent made, measured."""
+
+    agent: str
+    position: int
+    trigger: str
+    tokens_before: int
+    tokens_before_recorded: bool
+    summary: str | None
+    summary_tokens: int | None
+    compacted_from: int  # the first message this compaction took away
+    facts_before: int
+    kept_by_agent: int | None
+    kept_by_pipeline: int | None
+    agent_tokens_after: int | None  # the agent's context right after: system + summary
+    pipeline_tokens_after: int | None
+    window: int
+    window_source: str  # "litellm", "model family" or "assumed"
+    forgotten: list[ForgottenFact] = field(default_factory=list)
+    pipeline_error: str | None = None
+    line: int | None = None
+    # Ours with the agent's post-compaction size as its token target: the fair comparison of
+    # what a context of that size can hold (the agent's budget alone lets ours keep a tail).
+    kept_at_agent_size: int | None = None
+    tokens_at_agent_size: int | None = None
+
+    @property
+    def agent_name(self) -> str:
+        return AGENT_NAMES.get(self.agent, self.agent)
+
+    def verdict(self) -> str:
+        if self.kept_by_agent is not None and self.kept_at_agent_size is not None:
+            return (
+                f"the agent's summary kept {self.kept_by_agent} of {self.facts_before} facts "
+                f"({self.agent_tokens_after or 0:,} tokens); ours keeps {self.kept_at_agent_size} "
+                f"at the same size ({self.tokens_at_agent_size or 0:,} tokens) and "
+                f"{self.kept_by_pipeline} with the agent's budget "
+                f"({self.pipeline_tokens_after or 0:,} tokens)"
+            )
+        ours = (
+            f"ours keeps {self.kept_by_pipeline} ({self.pipeline_tokens_after:,} tokens)"
+            if self.kept_by_pipeline is not None and self.pipeline_tokens_after is not None
+            else f"ours could not run ({self.pipeline_error})"
+        )
+        if self.kept_by_agent is None:
+            return f"the agent's summary is not readable; of {self.facts_before} facts, {ours}"
+        return (
+            f"the agent's summary kept {self.kept_by_agent} of {self.facts_before} facts "
+            f"({self.agent_tokens_after or 0:,} tokens); {ours}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "agent": self.agent,
+            "position": self.position,
+            "trigger": self.trigger,
+            "tokens_before": self.tokens_before,
+            "tokens_before_recorded": self.tokens_before_recorded,
+            "summary": self.summary,
+            "summary_tokens": self.summary_tokens,
+            "compacted_from": self.compacted_from,
+            "facts_before": self.facts_before,
+            "kept_by_agent": self.kept_by_agent,
+            "kept_by_pipeline": self.kept_by_pipeline,
+            "agent_tokens_after": self.agent_tokens_after,
+            "pipeline_tokens_after": self.pipeline_tokens_after,
+            "window": self.window,
+            "window_source": self.window_source,
+            "forgotten": [fact.to_dict() for fact in self.forgotten],
+            "pipeline_error": self.pipeline_error,
+            "line": self.line,
+            "kept_at_agent_size": self.kept_at_agent_size,
+            "tokens_at_agent_size": self.tokens_at_agent_size,
+            "verdict": self.verdict(),
+        }
+
+
+@dataclass
+class Audit:
+    file: str | None
+    format: str
+    events: list[AuditEvent]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "format": self.format,
+            "events": [event.to_dict() for event in self.events],
+        }
+
+
+def session_window(model: str | None, tokens_before: int) -> tuple[int, str]:
+    """The window of the session's model: litellm's map, else its family, else assumed from the
+    recorded tokens-before (the agent compacted at that size, so its window was larger)."""
+    if model:
+        from compaction.config import model_context_length
+
+        try:
+            return model_context_length(model), "litellm"
+        except ConfigError:
+            pass
+        lowered = model.lower()
+        for prefix, window in FAMILY_WINDOWS:
+            if prefix in lowered:
+                return window, "model family"
+    return max(int(tokens_before * 1.25), 8_000), "assumed"
+
+
+def _agent_context(messages: Sequence[Message], event: RecordedCompaction) -> list[Message]:
+    """What the agent's context held right after the compaction: its system prompt and summary."""
+    systems = [m for m in messages[: event.position] if m.get("role") == "system"]
+    if event.summary is None:
+        return systems
+    return [*systems, {"role": "user", "content": event.summary}]
+
+
+def _pipeline(
+    before: list[Message],
+    tokens_before: int,
+    window: int,
+    summary_tokens: int | None,
+    counter: TokenCounter,
+    model: str,
+) -> tuple[list[Message] | None, str | None]:
+    """Our pipeline on the same messages, with the agent's budget; (messages, error)."""
+    threshold = min(max(tokens_before / window, 0.05), 1.0)
+    settings: dict[str, Any] = {"context_length": window, "threshold_ratio": threshold}
+    if summary_tokens:
+        cap = max(summary_tokens, 200)
+        settings.update(summary_max_tokens=cap, summary_min_tokens=min(2_000, cap))
+    try:
+        config = CompactionConfig(**settings)
+        result = Compactor(config, counter=counter).compress(before, force=True)
+    except CompactionError as exc:
+        return None, str(exc)
+    return result.messages, None
+
+
+def _at_size(before: list[Message], target: int, counter: TokenCounter) -> list[Message] | None:
+    """Our pipeline on `before` with `target` tokens as its goal (the lab's equal-size rule)."""
+    if not before or target <= 0:
+        return None
+    try:
+        config = config_for_target(target)
+        return Compactor(config, counter=counter).compress(before, force=True).messages
+    except CompactionError:
+        return None
+
+
+def audit(conversation: Conversation, counter: TokenCounter | None = None) -> Audit:
+    """One AuditEvent per compaction the conversation's agent recorded, in order."""
+    counter = counter or make_counter()
+    messages = conversation.messages
+    model = conversation.metadata.get("model")
+    model = model if isinstance(model, str) else None
+    cwd = conversation.metadata.get("cwd")
+    cwd = cwd if isinstance(cwd, str) else None
+    events: list[AuditEvent] = []
+    start = 0
+    for recorded in sorted(conversation.compactions, key=lambda c: c.position):
+        position = min(max(recorded.position, 0), len(messages))
+        # The agent's context before this compaction: its system prompt, then everything since
+        # the previous compaction (whose summary it carried) up to this one.
+        systems = [m for m in messages[:start] if m.get("role") == "system"]
+        window_messages = list(messages[start:position])
+        before = [*systems, *window_messages]
+        counted = counter.count_messages(before) if before else 0
+        tokens_before = recorded.tokens_before or counted
+        summary_tokens = (
+            counter.count_message({"role": "user", "content": recorded.summary})
+            if recorded.summary is not None
+            else None
+        )
+        facts = _offset(mine_facts(window_messages), start)
+        window, source = session_window(model, tokens_before)
+        ours, error = (
+            _pipeline(before, tokens_before, window, summary_tokens, counter, model or "gpt-4o")
+            if before
+            else (None, "nothing before the compaction")
+        )
+        ours_kept = _kept(facts, ours, cwd) if ours is not None else None
+        kept_by_agent: int | None = None
+        agent_after: int | None = None
+        same_size: list[Message] | None = None
+        forgotten: list[ForgottenFact] = []
+        if recorded.summary is not None:
+            context = _agent_context(messages, recorded)
+            agent_kept = _kept(facts, context, cwd)
+            kept_by_agent = sum(agent_kept)
+            agent_after = counter.count_messages(context)
+            same_size = _at_size(before, agent_after, counter)
+            forgotten = [
+                ForgottenFact(
+                    fact.category,
+                    fact.text,
+                    fact.source_index,
+                    bool(ours_kept and ours_kept[position]),
+                )
+                for position, fact in enumerate(facts)
+                if not agent_kept[position]
+            ]
+        events.append(
+            AuditEvent(
+                agent=recorded.agent,
+                position=recorded.position,
+                trigger=recorded.trigger,
+                tokens_before=tokens_before,
+                tokens_before_recorded=recorded.tokens_before is not None,
+                summary=recorded.summary,
+                summary_tokens=summary_tokens,
+                compacted_from=start,
+                facts_before=len(facts),
+                kept_by_agent=kept_by_agent,
+                kept_by_pipeline=sum(ours_kept) if ours_kept is not None else None,
+                agent_tokens_after=agent_after,
+                pipeline_tokens_after=counter.count_messages(ours) if ours is not None else None,
+                window=window,
+                window_source=source,
+                forgotten=forgotten,
+                pipeline_error=error,
+                line=recorded.line,
+                kept_at_agent_size=sum(_kept(facts, same_size, cwd)) if same_size else None,
+                tokens_at_agent_size=counter.count_messages(same_size) if same_size else None,
+            )
+        )
+        start = position
+    return Audit(file=conversation.source, format=conversation.format, events=events)
+
+
+def _spellings(fact: Fact, cwd: str | None) -> list[str]:
+    """The ways a summary may name the fact. A file is remembered when it is named relative to
+    the project or by its file name (summaries rarely repeat absolute paths); everything else
+    must appear as mined."""
+    spellings = [fact.key]
+    if fact.category == "files":
+        path = fact.text.strip()
+        if cwd and path.startswith(cwd.rstrip("/") + "/"):
+            spellings.append(normalise(path[len(cwd.rstrip("/")) + 1 :]))
+        name = path.rstrip("/").rsplit("/", 1)[-1]
+        if "." in name and len(name) >= 5:
+            spellings.append(normalise(name))
+    return spellings
+
+
+def _kept(facts: Sequence[Fact], messages: Sequence[Message], cwd: str | None) -> list[bool]:
+    text = haystack(messages)
+    return [any(s and s in text for s in _spellings(fact, cwd)) for fact in facts]
+
+
+def _offset(facts: list[Fact], start: int) -> list[Fact]:
+    return [Fact(f.category, f.text, f.source_index + start) for f in facts]
+
+
+def summary_preview(summary: str | None, limit: int = 400) -> str:
+    text = content_text({"content": summary}) if summary else ""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
