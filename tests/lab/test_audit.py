@@ -38,7 +38,7 @@ def _planted() -> Conversation:
         path = "src/billing/export_csv.py" if step == 2 else f"src/notes_{step}.py"
         output = "ok\n" * 200
         if step == 4:
-            output = "Traceback (most recent call last):\npsycopg.errors.UniqueViolation: dup key"
+            output = "Traceback (most recent call last):\nsqlite3.IntegrityError: UNIQUE failed"
         messages += [
             {
                 "role": "assistant",
@@ -82,7 +82,7 @@ def test_the_agents_summary_dropping_a_file_and_an_error_is_shown_and_ours_keeps
     written = forgotten[("files", "src/billing/export_csv.py")]
     assert written.message_index == 6 and written.kept_by_pipeline
     error = next(f for (kind, _), f in forgotten.items() if kind == "errors")
-    assert "UniqueViolation" in error.text and error.kept_by_pipeline
+    assert "IntegrityError" in error.text and error.kept_by_pipeline
     assert event.kept_by_agent is not None and event.kept_by_pipeline is not None
     assert event.kept_by_pipeline > event.kept_by_agent
     assert event.kept_at_agent_size is not None
