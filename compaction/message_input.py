@@ -20,7 +20,6 @@ from compaction.messages import (
     tool_calls,
 )
 
-
 #: A surrogate code point. JSON can write one alone (`"\\ud800"`) and Python's json reads it into
 #: a str, but such a str cannot be encoded as UTF-8: every write of it (a file, the terminal)
 #: fails. A pair written as two escapes is decoded into one character, so any left is lone.

@@ -194,3 +194,160 @@ def test_compactor_compress_accepts_a_lone_surrogate() -> None:
         messages, force=True
     )
     json.dumps(result.messages, ensure_ascii=False).encode("utf-8")
+
+
+# -- 6. terminal escapes in untrusted text -----------------------------------------------------
+
+OSC52 = "\x1b]52;c;aGVsbG8=\x07"  # writes "hello" to the clipboard
+OSC0 = "\x1b]0;pwned\x07"  # sets the window title
+RAW = ("\x1b", "\x07", "\x9b")
+
+
+def assert_no_raw_escapes(result: Result) -> None:
+    # Click's `output` holds stdout and stderr interleaved: both reach the terminal.
+    for character in RAW:
+        assert character not in result.output, (character, result.output[-2000:])
+
+
+def escape_session(tmp_path: Path) -> Path:
+    """A Claude Code session: escapes in the user's text (the title), the agent's answer, and
+    the type of a record the importer skips (shown in the import report)."""
+    from claude_records import record
+
+    records = [
+        record("user", "a", None, f"start {OSC0} the task {OSC52}"),
+        {"type": f"noise{OSC52}", "uuid": "z", "sessionId": "live"},
+        record("assistant", "b", "a", f"working {OSC52} \x9b31m on it"),
+    ]
+    path = tmp_path / "escapes.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["inspect"],
+        ["compress", *SMALL],
+        ["convert", "--to", "anthropic"],
+        ["validate"],
+        ["validate", "--json"],
+        ["simulate", "--context-length", "2000"],
+        ["eval", "--strategies", "head-tail,compaction"],
+        ["sweep", "--param", "summary_ratio=0.1", "--context-length", "2000"],
+    ],
+)
+def test_escapes_in_content_titles_and_record_types_never_reach_the_terminal_raw(
+    tmp_path: Path, command: list[str]
+) -> None:
+    result = run(command[0], escape_session(tmp_path), *command[1:])
+    assert result.exit_code in (0, 1), result.output
+    assert_no_raw_escapes(result)
+
+
+def test_inspect_shows_escapes_in_previews_and_the_import_report(tmp_path: Path) -> None:
+    result = run("inspect", escape_session(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "start \\x1b]0;pwned\\x07 the task" in result.output  # the preview, escaped
+    assert "skipped         noise\\x1b]52;c;aGVsbG8=\\x07 ×1" in result.output  # a record kind
+    assert_no_raw_escapes(result)
+
+
+def test_compress_on_stdout_writes_c1_controls_as_json_escapes(tmp_path: Path) -> None:
+    messages = session()
+    messages[1]["content"] = "Fix \x9b31m the \x7f tests"  # U+009B is a one-character CSI
+    path = write_json(tmp_path / "c1.json", messages)
+    result = run("compress", path, *SMALL)
+    assert result.exit_code == 0, result.output
+    assert_no_raw_escapes(result)
+    assert "\\u009b31m" in result.stdout
+    assert json.loads(result.stdout)[1]["content"] == "Fix \x9b31m the \x7f tests"  # same JSON
+
+
+def test_a_warning_quoting_file_content_is_escaped(tmp_path: Path) -> None:
+    lines = [json.dumps(m) for m in session()]
+    lines.insert(5, '{"role": "user", "content": "' + OSC52.replace("\x1b", "\\u001b") + "\x1b[2J")
+    path = tmp_path / "broken.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = run("compress", path, *SMALL)
+    assert result.exit_code == 0, result.output
+    assert "warning:" in result.output
+    assert_no_raw_escapes(result)
+
+
+def test_validate_problems_quoting_a_tool_name_are_escaped(tmp_path: Path) -> None:
+    messages = session()
+    function = messages[4]["tool_calls"][0]["function"]
+    function["name"] = f"terminal{OSC52}"  # quoted in the problem's message
+    function["arguments"] = "{not json"
+    path = write_json(tmp_path / "name.json", messages)
+    result = run("validate", path)
+    assert result.exit_code == 1, result.output  # a provider rejects those arguments
+    assert "\\x1b]52" in result.output
+    assert_no_raw_escapes(result)
+
+
+def test_sessions_escapes_project_title_and_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from claude_records import record
+
+    from compaction.formats.local_sessions import ROOTS
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    for root in ROOTS:
+        (tmp_path / root.agent).mkdir()
+        monkeypatch.setenv(root.variable, str(tmp_path / root.agent))
+    folder = tmp_path / "claude-code" / f"proj{OSC0}"
+    folder.mkdir()
+    records = [
+        record("user", "a", None, f"title {OSC52}", cwd=f"/home/me/{OSC0}"),
+        record("assistant", "b", "a", "ok", cwd=f"/home/me/{OSC0}"),
+    ]
+    (folder / f"s{OSC52}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    for extra in ([], ["--json"], ["--no-count"]):
+        result = run("sessions", *extra)
+        assert result.exit_code == 0, result.output
+        assert "claude-code" in result.output
+        assert_no_raw_escapes(result)
+    as_json = json.loads(run("sessions", "--json").stdout.splitlines()[0])
+    assert as_json["title"] == f"title {OSC52}"  # the JSON value itself is intact
+
+
+# -- 9. the same import warnings from every command --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["validate"],
+        ["compress", *SMALL],
+        ["inspect"],
+        ["convert", "--to", "openai"],
+        ["simulate", "--context-length", "2000"],
+        ["eval", "--strategies", "head-tail"],
+        ["sweep", "--param", "summary_ratio=0.1", "--context-length", "2000"],
+    ],
+)
+def test_every_command_warns_about_a_broken_line_in_the_middle(
+    tmp_path: Path, command: list[str]
+) -> None:
+    lines = [json.dumps(m) for m in session()]
+    lines.insert(10, '{"role": "user", "cont')
+    path = tmp_path / "broken.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = run(command[0], path, *command[1:])
+    assert result.exit_code in (0, 1), result.output
+    assert f"warning: {path}: line 11: skipped a line that is not valid JSON" in result.stderr
+
+
+def test_validate_json_lists_the_import_warnings(tmp_path: Path) -> None:
+    lines = [json.dumps(m) for m in session()]
+    lines.insert(10, '{"role": "user", "cont')
+    path = tmp_path / "broken.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = run("validate", path, "--json")
+    report = json.loads(result.stdout)
+    assert report["messages"] == 35
+    assert any(w.startswith("line 11: skipped") for w in report["warnings"])

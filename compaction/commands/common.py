@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -17,16 +18,52 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
+from compaction.commands.terminal import printable
 from compaction.config import CompactionConfig
-from compaction.formats import FORMATS
+from compaction.errors import CompactionError
+from compaction.formats import FORMATS, Conversation, load_for_cli
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def fail(message: str) -> NoReturn:
-    """One line on stderr and exit status 2: bad input never ends in a traceback."""
-    click.echo(f"error: {message}", err=True)
+    """One line on stderr and exit status 2: bad input never ends in a traceback. The message
+    often quotes the input (a file name, a record), so it is printed through `printable`."""
+    click.echo(f"error: {printable(message, newlines=False)}", err=True)
     raise SystemExit(2)
+
+
+def print_warnings(warnings: Iterable[str], source: Path | str | None = None) -> None:
+    """Each warning as one `warning: SOURCE: text` line on stderr, through `printable`.
+
+    Every command prints what the loader reported (a skipped broken line, a repair, a record it
+    could not read) this one way, so no command can drop them or let the text they quote (file
+    content) reach the terminal raw.
+    """
+    where = f"{printable(str(source), newlines=False)}: " if source is not None else ""
+    for warning in warnings:
+        click.echo(f"warning: {where}{printable(warning, newlines=False)}", err=True)
+
+
+def load_input(path: Path | str, source_format: str, index: int | None) -> Conversation:
+    """The conversation a command works on, its warnings printed; exit 2 when it cannot be read."""
+    try:
+        conversation = load_for_cli(path, source_format, index)
+    except CompactionError as exc:
+        fail(str(exc))
+    print_warnings(conversation.warnings, path)
+    return conversation
+
+
+# DEL and the C1 controls, which json.dumps(ensure_ascii=False) writes raw (it escapes only
+# U+0000-U+001F), and lone surrogates, which cannot be encoded at all.
+_JSON_RAW = re.compile("[\x7f-\x9f\ud800-\udfff]")
+
+
+def json_printable(text: str) -> str:
+    """JSON text with DEL, the C1 controls and lone surrogates written as `\\u` escapes: the same
+    JSON value, safe to send to a terminal (a raw U+009B is a one-character CSI)."""
+    return _JSON_RAW.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def source_options(function: F) -> F:

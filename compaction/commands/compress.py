@@ -16,20 +16,18 @@ from compaction.commands.common import (
     check_outputs,
     dump_json,
     fail,
+    json_printable,
+    load_input,
     parse_settings,
     source_options,
     write_output,
     write_stdout,
 )
+from compaction.commands.terminal import printable
 from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
-from compaction.formats import (
-    EXPORT_FORMATS,
-    Conversation,
-    dump_conversation,
-    load_for_cli,
-)
+from compaction.formats import EXPORT_FORMATS, dump_conversation
 from compaction.messages import content_text
 from compaction.regions import plan_regions
 from compaction.tokens import make_counter
@@ -62,16 +60,6 @@ def build_config(
         return CompactionConfig(**values)
     except (CompactionError, TypeError, ValueError) as exc:
         fail(f"invalid setting: {exc}")
-
-
-def load_input(path: Path, source_format: str, index: int | None) -> Conversation:
-    try:
-        conversation = load_for_cli(path, source_format, index)
-    except CompactionError as exc:
-        fail(str(exc))
-    for warning in conversation.warnings:
-        click.echo(f"warning: {path}: {warning}", err=True)
-    return conversation
 
 
 def config_options(function: Any) -> Any:
@@ -194,11 +182,11 @@ def compress_command(
     except CompactionError as exc:
         fail(f"{input_path}: {exc}")
     if result.skipped:
-        click.echo(f"skipped: {result.skip_reason}", err=True)
+        click.echo(f"skipped: {printable(str(result.skip_reason), newlines=False)}", err=True)
     if result.fallback_used:
         click.echo(
             f"warning: summary fell back to the {result.fallback_used} "
-            f"summary ({result.fallback_reason})",
+            f"summary ({printable(str(result.fallback_reason), newlines=False)})",
             err=True,
         )
     payload = dump_conversation(result.messages, target)
@@ -208,19 +196,19 @@ def compress_command(
     if output is not None:
         write_output(output, text + "\n", inputs=[input_path])
     else:
-        write_stdout(text + "\n")
+        write_stdout(json_printable(text) + "\n")
     before, after = len(conversation.messages), len(result.messages)
     click.echo(
-        f"{input_path.name}: {before:,} → {after:,} messages, "
+        f"{printable(input_path.name, newlines=False)}: {before:,} → {after:,} messages, "
         f"{result.tokens_before:,} → {result.tokens_after:,} tokens "
         f"({result.savings_pct:.1f}% saved)",
         err=True,
     )
     if result.tokens_after > config.context_length:
         reason = result.fit.cannot_fit if result.fit is not None else None
-        click.echo(over_window_warning(result.tokens_after, config, reason), err=True)
+        click.echo(printable(over_window_warning(result.tokens_after, config, reason)), err=True)
     if result.suggestion:
-        click.echo(result.suggestion, err=True)
+        click.echo(printable(result.suggestion), err=True)
     if save:
         from compaction.commands.history import save_run
 
@@ -246,8 +234,10 @@ def over_window_warning(tokens: int, config: CompactionConfig, reason: str | Non
 
 
 def _preview(text: str, width: int) -> str:
+    """One line of at most `width` characters, escapes shown (never obeyed by the terminal)."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    flat = flat if len(flat) <= width else flat[: width - 1] + "…"
+    return printable(flat, newlines=False)
 
 
 @click.command("inspect")
@@ -280,15 +270,16 @@ def inspect_command(
     except CompactionError as exc:
         fail(f"{input_path}: {exc}")
     for repair in plan.repairs:
-        click.echo(f"repair: {repair}", err=True)
+        click.echo(f"repair: {printable(repair, newlines=False)}", err=True)
     click.echo(f"{'#':>5}  {'role':<9} {'tokens':>8} {'pruned':>8}  {'region':<6}  preview")
     for position, message in enumerate(plan.messages):
         text = content_text(message)
         calls = message.get("tool_calls") or []
         if calls and not text:
             text = "→ " + ", ".join(str(c.get("function", {}).get("name")) for c in calls)
+        role = printable(str(message.get("role", "?")), newlines=False)
         click.echo(
-            f"{position:>5}  {message.get('role', '?'):<9} {plan.tokens[position]:>8,} "
+            f"{position:>5}  {role:<9} {plan.tokens[position]:>8,} "
             f"{plan.pruned_tokens[position]:>8,}  {plan.boundaries.region(position):<6}  "
             f"{_preview(text, width)}"
         )
@@ -299,9 +290,9 @@ def inspect_command(
     if conversation.report is not None:
         click.echo(f"import            {conversation.report.summary_line()}")
         for line in conversation.report.skip_lines():
-            click.echo(f"  skipped         {line}")
+            click.echo(f"  skipped         {printable(line, newlines=False)}")
     for line in conversation.compaction_lines():
-        click.echo(f"agent compaction  {line}")
+        click.echo(f"agent compaction  {printable(line, newlines=False)}")
     click.echo(f"tokens            {plan.total_tokens:,} ({config.counter}, {config.model})")
     click.echo(f"context window    {config.context_length:,}")
     click.echo(
@@ -325,4 +316,5 @@ def inspect_command(
         f"{config.summary_min_tokens:,}–{config.summary_max_tokens:,})"
     )
     for move in plan.boundaries.moves:
-        click.echo(f"boundary move     {move['from']} → {move['to']}: {move['reason']}")
+        reason = printable(str(move["reason"]), newlines=False)
+        click.echo(f"boundary move     {move['from']} → {move['to']}: {reason}")

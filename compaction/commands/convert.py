@@ -13,13 +13,14 @@ import click
 from compaction.commands.common import (
     check_outputs,
     dump_json,
-    fail,
+    json_printable,
+    load_input,
     source_options,
     write_output,
     write_stdout,
 )
-from compaction.errors import CompactionError
-from compaction.formats import EXPORT_FORMATS, dump_conversation, load_for_cli
+from compaction.commands.terminal import printable
+from compaction.formats import EXPORT_FORMATS, dump_conversation
 
 
 @click.command("convert")
@@ -40,20 +41,14 @@ def convert(
 ) -> None:
     """Convert a conversation file (any supported agent format) to OpenAI or Anthropic JSON."""
     check_outputs([output], [input_path])
-    try:
-        conversation = load_for_cli(input_path, source_format, index)
-    except CompactionError as exc:
-        fail(str(exc))
-        return
-    for warning in conversation.warnings:
-        click.echo(f"warning: {warning}", err=True)
+    conversation = load_input(input_path, source_format, index)
     text = dump_json(dump_conversation(conversation.messages, target), input_path)
     if output is None:
-        write_stdout(text + "\n")
+        write_stdout(json_printable(text) + "\n")
         return
     write_output(output, text + "\n", inputs=[input_path])
     click.echo(
         f"{conversation.format} → {target}: {len(conversation.messages)} messages written to "
-        f"{output}",
+        f"{printable(str(output), newlines=False)}",
         err=True,
     )

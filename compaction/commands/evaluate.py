@@ -23,7 +23,8 @@ from typing import Any
 
 import click
 
-from compaction.commands.common import check_outputs, dump_json, write_output
+from compaction.commands.common import check_outputs, dump_json, print_warnings, write_output
+from compaction.commands.terminal import printable
 from compaction.errors import CompactionError, ConfigError, FormatError
 from compaction.formats import load_conversations
 from compaction.lab.evaluate import (
@@ -139,6 +140,8 @@ def collect_tasks(
             )
         for position, conversation in enumerate(chosen):
             label = str(path) if len(conversations) == 1 else f"{path}#{position}"
+            # The loader's warnings (a broken line skipped, a repair), as every command prints.
+            warnings.extend(f"{label}: {warning}" for warning in conversation.warnings)
             tasks.append((label, conversation.messages, strategies, target_ratio, llm))
     if ignored:
         kinds = ", ".join(f"{count} {suffix}" for suffix, count in sorted(ignored.items()))
@@ -311,17 +314,16 @@ def eval_command(
             llm = {"model": model, "api_base": api_base, "judge": judge_model}
         tasks, warnings = collect_tasks(paths, chosen, target_ratio, limit, llm)
     except CompactionError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        click.echo(f"Error: {printable(str(exc), newlines=False)}", err=True)
         raise SystemExit(2) from exc
-    for warning in warnings:
-        click.echo(f"warning: {warning}", err=True)
+    print_warnings(warnings)
     results = run_all(tasks, jobs)
     digests = [result for result in results if "error" not in result]
     for failed in (result for result in results if "error" in result):
-        click.echo(f"warning: {failed['source']}: {failed['error']}", err=True)
+        print_warnings([failed["error"]], failed["source"])
     table = aggregate(digests)
     if model:
-        click.echo(f"the full pipeline summarised with {model}")
+        click.echo(f"the full pipeline summarised with {printable(model, newlines=False)}")
     click.echo(
         f"{len(digests)} sessions, target {target_ratio:.0%} of each session's tokens; "
         "× target = output tokens / target (mean), over = sessions left above the target; "

@@ -11,6 +11,8 @@ import time
 
 import click
 
+from compaction.commands.common import json_printable
+from compaction.commands.terminal import printable
 from compaction.formats.local_sessions import (
     AGENTS,
     ROOTS,
@@ -52,7 +54,7 @@ def sessions_command(agents: tuple[str, ...], limit: int, no_count: bool, as_jso
         found = found[:limit]
     if not found:
         roots = ", ".join(f"{root.agent} {root_of(root)} (${root.variable})" for root in ROOTS)
-        click.echo(f"no agent sessions found under: {roots}", err=True)
+        click.echo(f"no agent sessions found under: {printable(roots, newlines=False)}", err=True)
         return
     cache = None if no_count else default_cache()
     rows = []
@@ -78,7 +80,7 @@ def sessions_command(agents: tuple[str, ...], limit: int, no_count: bool, as_jso
                     title=facts.title,
                     error=facts.error,
                 )
-            click.echo(json.dumps(record, ensure_ascii=False))
+            click.echo(json_printable(json.dumps(record, ensure_ascii=False)))
         return
     click.echo(
         f"{'modified':<16}  {'agent':<11}  {'size':>9}  {'msgs':>6}  {'tokens':>9}  "
@@ -95,8 +97,8 @@ def sessions_command(agents: tuple[str, ...], limit: int, no_count: bool, as_jso
             )
         click.echo(
             f"{_when(session.modified):<16}  {session.agent:<11}  {_size(session.size):>9}  "
-            f"{counts}  {session.project}"
+            f"{counts}  {printable(str(session.project), newlines=False)}"
         )
-        click.echo(f"{'':<16}  {session.path}")
+        click.echo(f"{'':<16}  {printable(str(session.path), newlines=False)}")
         if facts is not None and facts.error is not None:
-            click.echo(f"{'':<16}  cannot import: {facts.error}")
+            click.echo(f"{'':<16}  cannot import: {printable(facts.error, newlines=False)}")

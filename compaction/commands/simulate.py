@@ -12,7 +12,14 @@ from pathlib import Path
 
 import click
 
-from compaction.commands.common import check_outputs, dump_json, source_options, write_output
+from compaction.commands.common import (
+    check_outputs,
+    dump_json,
+    print_warnings,
+    source_options,
+    write_output,
+)
+from compaction.commands.terminal import printable
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
 from compaction.formats import load_for_cli
@@ -60,7 +67,7 @@ def events_table(timeline: Timeline) -> list[str]:
         lines.append(
             f"{event.number:>3}  {event.step:>6}  {event.tokens_before:>9,}  "
             f"{event.tokens_after:>9,}  {event.savings_pct:>6.1f}%  {event.outcome:<11}  "
-            f"{_note(event)}"
+            f"{printable(_note(event), newlines=False)}"
         )
     return lines
 
@@ -119,12 +126,12 @@ def simulate_command(
         conversation = load_for_cli(input_path, source_format, index)
         timeline = simulate(conversation, config)
     except CompactionError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        click.echo(f"Error: {printable(str(exc), newlines=False)}", err=True)
         raise SystemExit(2) from exc
-    for warning in conversation.warnings:
-        click.echo(f"warning: {warning}", err=True)
+    print_warnings(conversation.warnings, input_path)
+    shown = printable(str(input_path), newlines=False)
     click.echo(
-        f"{input_path}: {len(timeline.steps):,} messages ({conversation.format}), window "
+        f"{shown}: {len(timeline.steps):,} messages ({conversation.format}), window "
         f"{timeline.window:,}, threshold {timeline.threshold:,} tokens, "
         f"{timeline.summarizer} summariser"
     )
@@ -140,4 +147,4 @@ def simulate_command(
         report["format"] = conversation.format
         report["drift"] = [entry.to_dict() for entry in drift(timeline)]
         write_output(json_out, dump_json(report, input_path, indent=1) + "\n", inputs=[input_path])
-        click.echo(f"wrote {json_out}")
+        click.echo(f"wrote {printable(json_out, newlines=False)}")

@@ -24,8 +24,10 @@ from compaction.commands.common import (
     dump_json,
     fail,
     parse_settings,
+    print_warnings,
     write_output,
 )
+from compaction.commands.terminal import printable
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
 from compaction.formats import FORMATS, Conversation, load_conversations
@@ -57,8 +59,7 @@ def _load(paths: tuple[Path, ...], fmt: str, index: int | None, limit: int | Non
             found = found[:limit]
         for conversation in found:
             conversation.title = conversation.title or path.name
-            for warning in conversation.warnings:
-                click.echo(f"warning: {path}: {warning}", err=True)
+            print_warnings(conversation.warnings, path)
         chosen.extend(found)
     return chosen
 
@@ -81,7 +82,7 @@ def frontier_table(result: Sweep, marked: SweepPoint | None) -> str:
     rows = [
         [
             "*" if marked is not None and point.index == marked.index else "",
-            *(str(point.params[name]) for name in result.parameters),
+            *(printable(str(point.params[name]), newlines=False) for name in result.parameters),
             f"{point.tokens_after:,}",
             _percent(point.savings_pct),
             _percent(point.recall * 100),
@@ -264,11 +265,11 @@ def _report(
         )
     else:
         click.echo(
-            f"Recommended for >= {target:g}% savings: {best.label} "
+            f"Recommended for >= {target:g}% savings: {printable(best.label, newlines=False)} "
             f"({best.savings_pct:.1f}% saved, recall {best.recall * 100:.1f}%)"
         )
         for kind, text in recommendation_snippets(best).items():
-            click.echo(f"\n[{kind}]\n{text}")
+            click.echo(f"\n[{kind}]\n{printable(text)}")
     if save:
         from compaction.history import History
 
@@ -277,4 +278,5 @@ def _report(
                 sweep_id = history.record_sweep(result, label=label, min_savings_pct=target)
         except CompactionError as exc:
             fail(str(exc))
-        click.echo(f"\nSaved as sweep {sweep_id} in {history.path}", err=True)
+        where = printable(str(history.path), newlines=False)
+        click.echo(f"\nSaved as sweep {sweep_id} in {where}", err=True)

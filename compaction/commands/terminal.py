@@ -29,8 +29,8 @@ def _escape_surrogate(match: re.Match[str]) -> str:
 
 
 def printable(text: str, *, newlines: bool = True) -> str:
-    """`text` safe to print: control characters and lone surrogates escaped; with `newlines=False` (a table cell, a
-    one-line preview) newlines and tabs are escaped too."""
+    """`text` safe to print: control characters and lone surrogates escaped; with
+    `newlines=False` (a table cell, a one-line preview) newlines and tabs are escaped too."""
     escaped = _SURROGATE.sub(_escape_surrogate, _CONTROL.sub(_escape, text))
     if not newlines:
         escaped = escaped.replace("\n", "\\n").replace("\t", "\\t")

@@ -1,7 +1,9 @@
 """`compaction validate`: would a provider accept this conversation? Exit status says so.
 
 Exit 0 when the provider would accept the request (warnings are printed but do not fail it),
-1 when it has errors (or warnings, with --strict), 2 when the input cannot be read.
+1 when it has errors (or warnings, with --strict), 2 when the input cannot be read. What the
+importer reported (a broken JSONL line skipped, a repair) is printed as every command prints it,
+`warning: PATH: ...` on stderr, or listed under "warnings" in the --json report.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from typing import Any
 
 import click
 
-from compaction.commands.common import source_options
+from compaction.commands.common import json_printable, print_warnings, source_options
+from compaction.commands.terminal import printable
 from compaction.errors import CompactionError
 from compaction.formats import load_for_cli
 from compaction.validate import PROVIDERS, errors, validate
@@ -44,8 +47,13 @@ def _canonical(data: Any) -> list[Any] | None:
     return data
 
 
-def _load_messages(path: str, source_format: str, index: int | None) -> tuple[list[Any], str]:
-    """(messages, how they were read); raises CompactionError when the input cannot be used."""
+def _load_messages(
+    path: str, source_format: str, index: int | None
+) -> tuple[list[Any], str, list[str]]:
+    """(messages, how they were read, the loader's warnings); raises CompactionError when the
+    input cannot be used. The warnings are the other commands' (a broken JSONL line skipped, a
+    repair made): a file imported first is checked as the engine receives it, and the user is
+    told what was left out of it, never "36 messages" in silence."""
     source = Path(path)
     try:
         text = source.read_text(encoding="utf-8")
@@ -59,9 +67,9 @@ def _load_messages(path: str, source_format: str, index: int | None) -> tuple[li
         except (ValueError, RecursionError):
             canonical = None
         if canonical is not None:
-            return canonical, "checked as written"
+            return canonical, "checked as written", []
     conversation = load_for_cli(path, source_format, index)
-    return conversation.messages, f"imported from {conversation.format}"
+    return conversation.messages, f"imported from {conversation.format}", conversation.warnings
 
 
 def _count(count: int, noun: str) -> str:
@@ -94,10 +102,12 @@ def validate_command(
     imported first (and so checked as the engine would receive it).
     """
     try:
-        messages, how = _load_messages(input_path, source_format, index)
+        messages, how, warnings = _load_messages(input_path, source_format, index)
     except CompactionError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        click.echo(f"Error: {printable(str(exc), newlines=False)}", err=True)
         raise SystemExit(2) from exc
+    if not as_json:  # --json carries them in the report, so its output stays one JSON value
+        print_warnings(warnings, input_path)
     problems = validate(messages, provider=provider)
     failing = problems if strict else errors(problems)
     if as_json:
@@ -108,16 +118,17 @@ def validate_command(
             "messages": len(messages),
             "valid": not failing,
             "problems": [problem.to_dict() for problem in problems],
+            "warnings": warnings,
         }
-        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+        click.echo(json_printable(json.dumps(report, indent=2, ensure_ascii=False)))
     else:
         for problem in problems:
-            click.echo(str(problem))
+            click.echo(printable(str(problem), newlines=False))
         error_count = len(errors(problems))
         warning_count = len(problems) - error_count
         verdict = "INVALID" if failing else "valid"
         click.echo(
-            f"{input_path}: {verdict} for {provider} "
+            f"{printable(input_path, newlines=False)}: {verdict} for {provider} "
             f"({_count(len(messages), 'message')} {how}; {_count(error_count, 'error')}, "
             f"{_count(warning_count, 'warning')})"
         )

@@ -18,7 +18,7 @@ def test_convert_to_anthropic_on_stdout() -> None:
     assert result.exit_code == 0, result.output
     exported = json.loads(result.stdout)
     assert [t["role"] for t in exported["messages"]] == ["user", "assistant", "user", "assistant"]
-    assert "warning: messages[2]" in result.stderr
+    assert "gemini_chat.json: messages[2]: skipped" in result.stderr
 
 
 def test_convert_to_file_with_index_and_from(tmp_path: Path) -> None:
