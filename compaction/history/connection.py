@@ -6,6 +6,11 @@ is a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so two wri
 read and then both try to upgrade (which SQLite answers with an immediate "database is locked"
 that the busy timeout cannot wait out). Lock errors that still escape are retried with a bounded
 backoff, so several app sessions and CLI processes writing at once lose nothing.
+
+Opened with `readonly=True`, the file is opened through SQLite's `mode=ro` URI: nothing is
+written, not even the switch to WAL or a pending migration, so a read-only file (or one on
+read-only media) can be listed; a write then fails with a HistoryError saying why. Migrations
+that reads can do without (`READ_OPTIONAL`) may be pending on such a file.
 """
 
 from __future__ import annotations
@@ -32,6 +37,17 @@ ENV_VAR = "COMPACTION_LAB_DB"
 _T = TypeVar("_T")
 _ATTEMPTS = 8
 
+#: Migrations a read-only open may find missing: the reading code falls back without them.
+READ_OPTIONAL = frozenset({"m005_full_text"})
+
+
+class HistoryReadOnlyError(HistoryError):
+    """A write was attempted on a history opened read-only, or the file cannot be written."""
+
+
+class HistoryNeedsUpgradeError(HistoryError):
+    """A read-only open found a schema too old to read without migrating it first."""
+
 
 def default_path() -> Path:
     """`$COMPACTION_LAB_DB`, else `history.db` in the platform's user data directory."""
@@ -53,16 +69,26 @@ class HistoryDB:
     message names the path), or written by a newer version of compaction-lab (left untouched).
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str] | None = None, readonly: bool = False) -> None:
         self.path = Path(path).expanduser() if path is not None else default_path()
+        self.readonly = readonly
         self._lock = threading.RLock()
-        self.conn = self._connect()
+        self.conn = self._connect_readonly() if readonly else self._connect()
         try:
             self.db = Database(self.conn)
             self._check_version()
-            self._retrying(self._prepare)
+            if readonly:
+                self._check_readable()
+                self.conn.execute("PRAGMA query_only = ON")
+            else:
+                self._retrying(self._prepare)
         except sqlite3.DatabaseError as exc:
             self.conn.close()
+            if "readonly" in str(exc).lower() or "read-only" in str(exc).lower():
+                raise HistoryReadOnlyError(
+                    f"the run history at {self.path} is read-only ({exc}): it can be listed, "
+                    "shown, compared and exported, not changed"
+                ) from exc
             raise HistoryError(f"cannot use the run history at {self.path}: {exc}") from exc
         except BaseException:
             self.conn.close()
@@ -76,6 +102,33 @@ class HistoryDB:
             return sqlite3.connect(self.path, check_same_thread=False, timeout=30)
         except (OSError, sqlite3.Error) as exc:
             raise HistoryError(f"cannot open the run history at {self.path}: {exc}") from exc
+
+    def _connect_readonly(self) -> sqlite3.Connection:
+        if not self.path.exists():
+            raise HistoryError(f"no run history at {self.path}")
+        uri = f"{self.path.resolve().as_uri()}?mode=ro"
+        try:
+            return sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30)
+        except sqlite3.Error as exc:
+            raise HistoryError(f"cannot open the run history at {self.path}: {exc}") from exc
+
+    def _check_readable(self) -> None:
+        missing = [
+            name
+            for name in KNOWN_MIGRATIONS
+            if name not in self._applied() and name not in READ_OPTIONAL
+        ]
+        if missing:
+            raise HistoryNeedsUpgradeError(
+                f"the run history at {self.path} was written by an older version of "
+                f"compaction-lab and must be upgraded (migrations {', '.join(missing)}) before "
+                "it can be read; open it once where it is writable"
+            )
+
+    def columns(self, table: str) -> set[str]:
+        """The column names of `table` (what an older, read-only file may lack)."""
+        rows = self.conn.execute(f"PRAGMA table_info({table})").fetchall()
+        return {str(row[1]) for row in rows}
 
     def _applied(self) -> list[str]:
         exists = self.conn.execute(
@@ -141,6 +194,11 @@ class HistoryDB:
         raise AssertionError("unreachable")  # the loop returns or raises
 
     def write(self, operation: Callable[[], _T]) -> _T:
+        if self.readonly:
+            raise HistoryReadOnlyError(
+                f"the run history at {self.path} is open read-only: nothing was changed"
+            )
+
         def attempt() -> _T:
             with self._transaction():
                 return operation()
@@ -148,6 +206,10 @@ class HistoryDB:
         try:
             return self._retrying(attempt)
         except sqlite3.Error as exc:
+            if "readonly" in str(exc).lower():
+                raise HistoryReadOnlyError(
+                    f"cannot write to the run history at {self.path}: the file is read-only ({exc})"
+                ) from exc
             raise HistoryError(f"cannot write to the run history at {self.path}: {exc}") from exc
 
     def read(self, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> list[dict[str, Any]]:
