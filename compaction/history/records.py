@@ -23,6 +23,20 @@ from compaction.summary import SECTION_NAMES
 
 _TITLE_CHARS = 80
 
+#: What a label and a title may hold for display: a list, a table row, the History page. Longer
+#: texts are stored cut to this many characters (the last one "…") and kept in full beside them
+#: (`runs.label_full`, `sessions.title_full`), for `History.run()`, exports and `show --full`.
+LABEL_CHARS = 200
+TITLE_CHARS = 300
+
+
+def bounded(text: str | None, limit: int) -> tuple[str | None, str | None]:
+    """(`text` cut to `limit` characters with "…", the full text when it was cut else None)."""
+    if text is None or len(text) <= limit:
+        return text, None
+    return text[: limit - 1] + "…", text
+
+
 # Tuning means recording the same conversation again and again; redacting a multi-megabyte
 # session takes a second or more, hashing it a few milliseconds. So the redacted messages of the
 # last few conversations are kept, keyed by the hash of their raw canonical JSON.
@@ -57,12 +71,14 @@ def session_id(messages: list[Message]) -> str:
 
 @dataclass
 class SessionRecord:
-    """A conversation ready to store (messages already redacted)."""
+    """A conversation ready to store (messages already redacted; `title` bounded to
+    TITLE_CHARS, `title_full` the whole title when it was cut)."""
 
     id: str
     title: str | None
     format: str | None
     messages: list[Message]
+    title_full: str | None = None
 
 
 def session_record(
@@ -102,11 +118,13 @@ def session_record(
             _recent[raw_digest] = (digest, stored)
             while len(_recent) > _RECENT_LIMIT:
                 _recent.popitem(last=False)
+    shown, full = bounded(scrub(str(title)) if title else _default_title(stored), TITLE_CHARS)
     return SessionRecord(
         id=digest,
-        title=scrub(title) if title else _default_title(stored),
+        title=shown,
         format=str(fmt) if fmt else None,
         messages=stored,
+        title_full=full,
     )
 
 

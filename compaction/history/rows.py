@@ -58,6 +58,10 @@ class RunRow:
     `messages` (the compacted conversation), `report` (the full `CompactionResult.to_dict()`,
     phases included, exactly as recorded) and `summary` (section name → body) are None in
     listings and filled by `History.run(run_id)`.
+
+    `label` and `session_title` are bounded for display (records.LABEL_CHARS, TITLE_CHARS, cut
+    with "…"); `History.run()` also fills `label_full` and `session_title_full`, the whole texts
+    when they were cut (else None): `full_label` and `full_session_title` give whichever holds it.
     """
 
     id: int
@@ -91,6 +95,19 @@ class RunRow:
     messages: list[Message] | None = None
     report: dict[str, Any] | None = None
     summary: dict[str, str] | None = None
+    label_full: str | None = None
+    session_title_full: str | None = None
+
+    @property
+    def full_label(self) -> str | None:
+        """The whole label (`label` is cut for display when it is long)."""
+        return self.label_full if self.label_full is not None else self.label
+
+    @property
+    def full_session_title(self) -> str | None:
+        """The whole session title (`session_title` is cut for display when it is long)."""
+        full = self.session_title_full
+        return full if full is not None else self.session_title
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> RunRow:
@@ -133,7 +150,8 @@ class RunRow:
 
 @dataclass
 class SessionRow:
-    """One stored conversation; `messages` is filled by `History.session(session_id)` only."""
+    """One stored conversation; `messages` (and `title_full`, the whole title when `title` was
+    cut for display) are filled by `History.session(session_id)` only."""
 
     id: str
     title: str | None
@@ -144,6 +162,12 @@ class SessionRow:
     last_seen: str
     run_count: int = 0
     messages: list[Message] | None = None
+    title_full: str | None = None
+
+    @property
+    def full_title(self) -> str | None:
+        """The whole title (`title` is cut for display when it is long)."""
+        return self.title_full if self.title_full is not None else self.title
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> SessionRow:
@@ -158,6 +182,7 @@ class SessionRow:
             last_seen=row["last_seen"],
             run_count=int(row.get("run_count") or 0),
             messages=json.loads(messages) if messages is not None else None,
+            title_full=row.get("title_full"),
         )
 
     def to_dict(self) -> dict[str, Any]:

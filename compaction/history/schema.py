@@ -117,12 +117,27 @@ def m004_sweeps(db: Database) -> None:
     db.execute("CREATE INDEX idx_sweeps_created_at ON sweeps (created_at)")
 
 
+def m005_full_text(db: Database) -> None:
+    """Labels and titles are bounded for display (records.LABEL_CHARS, records.TITLE_CHARS):
+    `label` and `title` hold what is shown, cut with "…"; the full text, when it was cut, is
+    kept beside them. Long texts already stored are cut the same way."""
+    db.execute("ALTER TABLE runs ADD COLUMN label_full TEXT")  # NULL unless label was cut
+    db.execute("ALTER TABLE sessions ADD COLUMN title_full TEXT")  # NULL unless title was cut
+    for table, column, limit in (("runs", "label", 200), ("sessions", "title", 300)):
+        db.execute(
+            f"UPDATE {table} SET {column}_full = {column}, "
+            f"{column} = substr({column}, 1, {limit - 1}) || '…' "
+            f"WHERE length({column}) > {limit}"
+        )
+
+
 #: The migrations, in the order they apply. Append new ones; never edit or reorder these.
 MIGRATIONS: tuple[Callable[[Database], None], ...] = (
     m001_sessions_and_runs,
     m002_summaries_fts,
     m003_run_indexes,
     m004_sweeps,
+    m005_full_text,
 )
 
 #: Every migration name this code knows, in order (its length is the schema version).

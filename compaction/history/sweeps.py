@@ -108,12 +108,13 @@ class SweepStore:
         def insert() -> int:
             for session, meta in zip(sessions, sweep.conversations, strict=False):
                 self._db.conn.execute(
-                    "INSERT INTO sessions (id, title, format, message_count, tokens, messages, "
-                    "first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                    "INSERT INTO sessions (id, title, title_full, format, message_count, tokens, "
+                    "messages, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
                     "ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen",
                     [
                         session.id,
                         session.title,
+                        session.title_full,
                         session.format,
                         len(session.messages),
                         meta.get("tokens"),
