@@ -27,10 +27,20 @@ LABEL_KEY = "history_label"
 CONFIRM_KEY = "_history_confirm_delete"
 NOTICE_KEY = "_history_notice"
 LIST_LIMIT = 500
+#: How much of a label or title a table cell, a menu entry or a heading shows. The history
+#: already stores them bounded (200 and 300 characters); this keeps one row one line high.
+SHOWN_CHARS = 80
+
+
+def bounded_text(text: str | None, limit: int = SHOWN_CHARS) -> str:
+    """`text` cut to `limit` characters with "…" (whitespace runs, newlines included, as one
+    space), for places where a long label or title would stretch the page."""
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def session_name(session: SessionRow) -> str:
-    title = session.title or "untitled"
+    title = bounded_text(session.title) or "untitled"
     return f"{title} · {session.id[:10]} · {session.run_count} run(s)"
 
 
@@ -57,8 +67,8 @@ def run_rows(runs: list[RunRow]) -> dict[str, list[Any]]:
     return {
         "run": [r.id for r in runs],
         "time": [r.created_at.replace("T", " ")[:19] for r in runs],
-        "session": [r.session_title or r.session_id[:10] for r in runs],
-        "label": [r.label or "" for r in runs],
+        "session": [bounded_text(r.session_title) or r.session_id[:10] for r in runs],
+        "label": [bounded_text(r.label) for r in runs],
         "summariser": [r.summarizer for r in runs],
         "tail budget": [r.tail_budget_tokens for r in runs],
         "summary budget": [r.summary_budget_tokens for r in runs],
@@ -127,7 +137,7 @@ def manage_run(run: RunRow) -> None:
     """Relabel (text + button) and delete (with a confirmation step)."""
     if st.session_state.get("_history_label_for") != run.id:
         st.session_state["_history_label_for"] = run.id  # a newly opened run shows its label
-        st.session_state[LABEL_KEY] = run.label or ""
+        st.session_state[LABEL_KEY] = run.full_label or ""  # saving must not cut it
     left, middle, right = st.columns([3, 1, 1], vertical_alignment="bottom")
     left.text_input("Label", key=LABEL_KEY)
     middle.button("Save label", key="history_relabel", on_click=_relabel, args=(run.id,))
@@ -159,9 +169,9 @@ def render_run(run: RunRow, original: list[Any]) -> None:
     """One stored run: figures, fates, orphan fixes and every phase view, from its report."""
     assert run.report is not None
     result = result_from_report(run.report)
-    st.subheader(f"Run #{run.id}" + (f" · {run.label}" if run.label else ""))
+    st.subheader(f"Run #{run.id}" + (f" · {bounded_text(run.label)}" if run.label else ""))
     st.caption(
-        f"{run.created_at} · {run.session_title or run.session_id[:10]} · summariser "
+        f"{run.created_at} · {bounded_text(run.session_title) or run.session_id[:10]} · summariser "
         f"{run.summarizer}"
         + (f" ({run.model})" if run.model else "")
         + (f" · focus: {run.focus}" if run.focus else "")
@@ -210,7 +220,8 @@ def session_chart(points: list[dict[str, Any]], title: str) -> go.Figure:
         rows=1, cols=2, shared_yaxes=True, subplot_titles=("tail budget", "summary budget")
     )
     hover = [
-        f"run #{p['run_id']}{' · ' + html.escape(p['label']) if p['label'] else ''}<br>"
+        f"run #{p['run_id']}"
+        f"{' · ' + html.escape(bounded_text(p['label'])) if p['label'] else ''}<br>"
         f"{html.escape(str(p['summarizer']))} · {p['savings_pct']:.1f}% saved"
         for p in points
     ]
@@ -240,6 +251,9 @@ def session_chart(points: list[dict[str, Any]], title: str) -> go.Figure:
         figure.update_xaxes(title_text="tokens", tickformat=",d", row=1, col=column)
     figure.update_yaxes(title_text="savings %", row=1, col=1)
     figure.update_layout(
-        height=320, title=title, margin={"l": 10, "r": 10, "t": 60, "b": 10}, showlegend=False
+        height=320,
+        title=bounded_text(title, 160),
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        showlegend=False,
     )
     return figure
