@@ -3,11 +3,18 @@
 Also `save_run`, which `compaction compress --save [--label L]` calls to keep a run. Every
 HistoryError (unreadable file, newer schema, missing run, bad bundle) ends with one line on
 stderr and exit status 2, never a traceback.
+
+Labels, titles, notes and summaries come from conversations and bundles nobody on this machine
+wrote: text output goes through `terminal.printable` (an escape sequence is shown, never obeyed)
+and JSON output escapes the C1 controls JSON itself leaves raw. Run ids and limits are checked
+against SQLite's 64-bit integers by click. Reading commands open the file read-only
+(`History.for_reading`), so a read-only history can be listed and reading never writes.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,8 +29,18 @@ from compaction.commands.common import (
     write_output,
     write_stdout,
 )
+from compaction.commands.terminal import printable
 from compaction.errors import HistoryError
 from compaction.history import Comparison, History, RunRow
+from compaction.history.store import MAX_SQLITE_INT, read_bundle
+
+#: A run id: SQLite's rowids are positive 64-bit integers (a larger one is an OverflowError).
+RUN_ID = click.IntRange(min=1, max=MAX_SQLITE_INT)
+#: How many characters of a label the `list` table shows (`show` prints more, `--full` all).
+LIST_LABEL_CHARS = 60
+
+# DEL and the C1 controls: JSON escapes only U+0000–U+001F, but a terminal may obey these.
+_JSON_CONTROLS = re.compile(r"[\x7f-\x9f]")
 
 
 def save_run(
@@ -46,16 +63,36 @@ def save_run(
 
 
 @contextmanager
-def _open(ctx: click.Context) -> Iterator[History]:
+def _open(ctx: click.Context, *, write: bool = True) -> Iterator[History]:
     try:
-        with History(ctx.obj) as history:
+        with History(ctx.obj) if write else History.for_reading(ctx.obj) as history:
             yield history
     except HistoryError as exc:
         fail(str(exc))
 
 
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def terminal_json(text: str) -> str:
+    """JSON text with DEL and the C1 controls written as `\\u` escapes: the same JSON value,
+    safe on a terminal (JSON's own escaping already covers the C0 controls)."""
+    return _JSON_CONTROLS.sub(_json_escape, text)
+
+
 def _echo_json(value: Any) -> None:
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+    click.echo(terminal_json(json.dumps(value, indent=2, ensure_ascii=False, default=str)))
+
+
+def _cell(text: str | None, width: int) -> str:
+    """Untrusted text on one line of a table: escaped, and cut to `width` with "…"."""
+    shown = printable(text or "", newlines=False)
+    return shown if len(shown) <= width else shown[: width - 1] + "…"
+
+
+def _line(text: Any) -> str:
+    return printable(str(text), newlines=False)
 
 
 def _when(run: RunRow) -> str:
@@ -63,12 +100,12 @@ def _when(run: RunRow) -> str:
 
 
 def _run_line(run: RunRow) -> str:
-    fallback = f" fallback={run.fallback_used}" if run.fallback_used else ""
+    fallback = f" fallback={_cell(run.fallback_used, 20)}" if run.fallback_used else ""
     skipped = " skipped" if run.skipped else ""
     return (
-        f"{run.id:>5}  {_when(run)}  {run.session_id[:10]}  "
-        f"{run.summarizer:<10.10}  {run.tokens_before:>8} → {run.tokens_after:<8} "
-        f"{run.savings_pct:6.1f}%  {run.label or ''}{fallback}{skipped}"
+        f"{run.id:>5}  {_line(_when(run))}  {_line(run.session_id[:10])}  "
+        f"{_line(run.summarizer):<10.10}  {run.tokens_before:>8} → {run.tokens_after:<8} "
+        f"{run.savings_pct:6.1f}%  {_cell(run.label, LIST_LABEL_CHARS)}{fallback}{skipped}"
     )
 
 
@@ -88,14 +125,16 @@ def history_group(ctx: click.Context, db: Path | None) -> None:
 @history_group.command("list")
 @click.option("--session", default=None, help="Only runs of this session (id or id prefix).")
 @click.option("--search", "query", default=None, help="Words found in the summary, label or note.")
-@click.option("--limit", default=50, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--limit", default=50, show_default=True, type=click.IntRange(min=1, max=MAX_SQLITE_INT)
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
 @click.pass_context
 def list_command(
     ctx: click.Context, session: str | None, query: str | None, limit: int, as_json: bool
 ) -> None:
     """List runs, newest first."""
-    with _open(ctx) as history:
+    with _open(ctx, write=False) as history:
         runs = history.runs(session=session, search=query, limit=limit)
     if as_json:
         _echo_json([run.to_dict() for run in runs])
@@ -112,47 +151,60 @@ def list_command(
 
 
 @history_group.command("show")
-@click.argument("run_id", type=int)
+@click.argument("run_id", type=RUN_ID)
 @click.option("--json", "as_json", is_flag=True, help="Print the whole stored run as JSON.")
+@click.option(
+    "--full", is_flag=True, help="Print the whole label and title, however long (not cut)."
+)
 @click.pass_context
-def show_command(ctx: click.Context, run_id: int, as_json: bool) -> None:
+def show_command(ctx: click.Context, run_id: int, as_json: bool, full: bool) -> None:
     """Show one run: figures, config and its summary."""
-    with _open(ctx) as history:
+    with _open(ctx, write=False) as history:
         run = history.run(run_id)
     if as_json:
         _echo_json(run.to_dict())
         return
-    click.echo(f"run {run.id}  {_when(run)} UTC  label: {run.label or '-'}")
-    click.echo(f"session {run.session_id}  {run.session_title or ''}".rstrip())
-    click.echo(f"summariser {run.summarizer}  model {run.model or '-'}  focus {run.focus or '-'}")
+    label = run.full_label if full else run.label
+    title = run.full_session_title if full else run.session_title
+    click.echo(f"run {run.id}  {_line(_when(run))} UTC  label: {_line(label or '-')}")
+    if run.label_full is not None and not full:
+        click.echo(
+            f"  (label cut to {len(run.label or '')} of {len(run.label_full)} "
+            "characters; --full prints it all)"
+        )
+    click.echo(f"session {_line(run.session_id)}  {_line(title or '')}".rstrip())
+    click.echo(
+        f"summariser {_line(run.summarizer)}  model {_line(run.model or '-')}  "
+        f"focus {_line(run.focus or '-')}"
+    )
     click.echo(
         f"tokens {run.tokens_before} → {run.tokens_after} ({run.savings_pct:.1f}% saved), "
         f"messages {run.messages_before} → {run.messages_after}, {run.duration_s:.2f} s"
     )
     if run.skipped:
-        click.echo(f"skipped: {run.skip_reason}")
+        click.echo(f"skipped: {_line(run.skip_reason)}")
     if run.fallback_used:
-        click.echo(f"fallback: {run.fallback_used} ({run.fallback_reason})")
+        click.echo(f"fallback: {_line(run.fallback_used)} ({_line(run.fallback_reason)})")
     if run.llm_prompt_tokens is not None or run.llm_cost is not None:
         click.echo(
-            f"LLM tokens {run.llm_prompt_tokens} in / {run.llm_completion_tokens} out, "
-            f"cost {run.llm_cost}"
+            f"LLM tokens {_line(run.llm_prompt_tokens)} in / "
+            f"{_line(run.llm_completion_tokens)} out, cost {_line(run.llm_cost)}"
         )
     if run.note:
-        click.echo(f"note: {run.note}")
-    click.echo("config: " + json.dumps(run.config, sort_keys=True))
+        click.echo(f"note: {printable(run.note)}")
+    click.echo("config: " + _line(json.dumps(run.config, sort_keys=True, default=str)))
     for section, body in (run.summary or {}).items():
-        click.echo(f"\n## {section}\n{body}")
+        click.echo(f"\n## {_line(section)}\n{printable(str(body))}")
 
 
 @history_group.command("compare")
-@click.argument("a", type=int)
-@click.argument("b", type=int)
+@click.argument("a", type=RUN_ID)
+@click.argument("b", type=RUN_ID)
 @click.option("--json", "as_json", is_flag=True, help="Print the whole comparison as JSON.")
 @click.pass_context
 def compare_command(ctx: click.Context, a: int, b: int, as_json: bool) -> None:
     """Compare two runs: settings, figures, summary sections and message fates."""
-    with _open(ctx) as history:
+    with _open(ctx, write=False) as history:
         comparison = history.compare(a, b)
     if as_json:
         _echo_json(comparison.to_dict())
@@ -167,29 +219,32 @@ def _print_comparison(comparison: Comparison, echo: Callable[[str], None]) -> No
     )
     echo("config differences:" if comparison.config else "config: identical")
     for entry in comparison.config:
-        echo(f"  {entry['field']}: {entry['a']!r} → {entry['b']!r}")
+        echo(f"  {_line(entry['field'])}: {_line(repr(entry['a']))} → {_line(repr(entry['b']))}")
     echo("figures:")
     for figure in comparison.figures:
         if figure["a"] is None and figure["b"] is None:
             continue
         delta = f"  ({figure['delta']:+g})" if figure["delta"] else ""
         mark = "*" if figure["changed"] else " "
-        echo(f" {mark}{figure['name']}: {figure['a']} → {figure['b']}{delta}")
+        echo(f" {mark}{_line(figure['name'])}: {_line(figure['a'])} → {_line(figure['b'])}{delta}")
     changed = comparison.changed_sections
-    echo(f"summary sections changed: {', '.join(changed) if changed else 'none'}")
+    echo(f"summary sections changed: {_line(', '.join(changed)) if changed else 'none'}")
     for section in comparison.sections:
         if section["changed"]:
-            echo(f"\n## {section['section']}")
+            echo(f"\n## {_line(section['section'])}")
             for line in section["diff"][2:]:
-                echo(f"  {line}")
+                echo(f"  {_line(line)}")
     echo(f"\nmessage fates differing: {comparison.changed_fates} of {len(comparison.fates)}")
     for fate in comparison.fates:
         if fate["changed"]:
-            echo(f"  message {fate['index']}: {fate['a'] or '-'} → {fate['b'] or '-'}")
+            echo(
+                f"  message {_line(fate['index'])}: {_line(fate['a'] or '-')} → "
+                f"{_line(fate['b'] or '-')}"
+            )
 
 
 @history_group.command("export")
-@click.argument("run_id", type=int)
+@click.argument("run_id", type=RUN_ID)
 @click.option(
     "-o",
     "--output",
@@ -200,7 +255,7 @@ def _print_comparison(comparison: Comparison, echo: Callable[[str], None]) -> No
 @click.pass_context
 def export_command(ctx: click.Context, run_id: int, output: Path | None) -> None:
     """Export a run as a JSON bundle (conversation, config, result) to share or re-import."""
-    with _open(ctx) as history:
+    with _open(ctx, write=False) as history:
         # The history file is this command's input: a bundle written over it would destroy
         # every stored run.
         database = history.path
@@ -208,7 +263,7 @@ def export_command(ctx: click.Context, run_id: int, output: Path | None) -> None
         bundle = history.export(run_id)
     text = dump_json(bundle, database) + "\n"
     if output is None:
-        write_stdout(text)
+        write_stdout(terminal_json(text))
         return
     write_output(output, text, inputs=[database])
     click.echo(f"exported run {run_id} to {output}", err=True)
@@ -220,11 +275,10 @@ def export_command(ctx: click.Context, run_id: int, output: Path | None) -> None
 def import_command(ctx: click.Context, bundle_path: Path) -> None:
     """Import a run bundle written by `history export`; prints the new run id."""
     try:
-        bundle = json.loads(bundle_path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        fail(f"cannot read {bundle_path}: {exc.strerror or exc}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        fail(f"{bundle_path}: not a JSON run bundle ({exc})")
+        # The conversation loaders' guards: size, binary, UTF-8, nesting depth, huge integers.
+        bundle = read_bundle(bundle_path)
+    except HistoryError as exc:
+        fail(str(exc))
     with _open(ctx) as history:
         try:
             run_id = history.import_bundle(bundle)
@@ -234,14 +288,15 @@ def import_command(ctx: click.Context, bundle_path: Path) -> None:
 
 
 @history_group.command("delete")
-@click.argument("run_id", type=int)
+@click.argument("run_id", type=RUN_ID)
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.pass_context
 def delete_command(ctx: click.Context, run_id: int, yes: bool) -> None:
     """Delete a run (its conversation stays for other runs)."""
     with _open(ctx) as history:
         run = history.run(run_id, full=False)
-        if not yes and not click.confirm(f"delete run {run.id} ({run.label or 'no label'})?"):
+        shown = _cell(run.label, LIST_LABEL_CHARS) if run.label else "no label"
+        if not yes and not click.confirm(f"delete run {run.id} ({shown})?"):
             click.echo("nothing deleted")
             return
         history.delete(run_id)
@@ -249,7 +304,7 @@ def delete_command(ctx: click.Context, run_id: int, yes: bool) -> None:
 
 
 @history_group.command("label")
-@click.argument("run_id", type=int)
+@click.argument("run_id", type=RUN_ID)
 @click.argument("label")
 @click.option("--note", default=None, help="Also set the run's note.")
 @click.pass_context
@@ -257,4 +312,5 @@ def label_command(ctx: click.Context, run_id: int, label: str, note: str | None)
     """Set a run's label (an empty LABEL clears it)."""
     with _open(ctx) as history:
         history.relabel(run_id, label or None, note=note)
-    click.echo(f"run {run_id} labelled {label!r}" if label else f"run {run_id} label cleared")
+    shown = _cell(label, LIST_LABEL_CHARS)
+    click.echo(f"run {run_id} labelled '{shown}'" if label else f"run {run_id} label cleared")

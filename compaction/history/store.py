@@ -8,14 +8,22 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from compaction.errors import HistoryError
 from compaction.history.compare import Comparison, compare_runs
-from compaction.history.connection import HistoryDB
-from compaction.history.records import dumps, run_columns, session_record, summary_rows
+from compaction.history.connection import HistoryDB, HistoryNeedsUpgradeError, default_path
+from compaction.history.records import (
+    LABEL_CHARS,
+    bounded,
+    dumps,
+    run_columns,
+    session_record,
+    summary_rows,
+)
 from compaction.history.rows import LIGHT_RUN_COLUMNS, RunRow, SessionRow
 from compaction.history.scrub import MessageRedactor
 from compaction.history.sweeps import SweepStore
@@ -23,11 +31,54 @@ from compaction.history.sweeps import SweepStore
 BUNDLE_KIND = "compaction-lab/run"
 BUNDLE_VERSION = 1
 
+#: SQLite integers are signed 64-bit: a run id or limit outside this range cannot be stored.
+MAX_SQLITE_INT = 2**63 - 1
+
 _LIGHT = ", ".join(f"runs.{c}" for c in LIGHT_RUN_COLUMNS)
 _RUN_SELECT = (
     f"SELECT {_LIGHT}, sessions.title AS session_title, sessions.format AS session_format "
     "FROM runs JOIN sessions ON sessions.id = runs.session_id"
 )
+
+
+def _like_escape(text: str) -> str:
+    """`text` as a literal LIKE pattern (used with `ESCAPE '\\'`): `%` and `_` are not wildcards."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _in_range(value: int) -> bool:
+    return -MAX_SQLITE_INT - 1 <= value <= MAX_SQLITE_INT
+
+
+def read_bundle(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The JSON object in the bundle file at `path`, read with the conversation loaders' guards
+    (size limit, binary, UTF-8, nesting depth); every way it can fail is a HistoryError naming
+    the file, never a RecursionError or ValueError from the parser."""
+    from compaction.errors import FormatError
+    from compaction.formats.source import json_kind, read_source
+
+    name = str(path)
+    try:
+        document = read_source(Path(path), name=name)
+    except FormatError as exc:
+        detail = str(exc).removeprefix(f"{name}: ")
+        if not Path(path).exists() or detail.startswith(("cannot read", "is a directory")):
+            raise HistoryError(f"cannot read {name}: {detail}") from None
+        raise HistoryError(f"{name}: not a JSON run bundle ({detail})") from None
+    except RecursionError:
+        raise HistoryError(f"{name}: JSON nested too deeply to read") from None
+    except ValueError:
+        # Python refuses to convert integers of more than 4,300 digits (CVE-2020-10735).
+        raise HistoryError(
+            f"{name}: not a JSON run bundle (it holds an integer of more than "
+            f"{sys.get_int_max_str_digits()} digits)"
+        ) from None
+    if document.kind != "json" or not isinstance(document.value, dict):
+        what = json_kind(document.value) if document.kind == "json" else "not JSON"
+        if document.kind == "jsonl":
+            what = "JSON Lines"
+        raise HistoryError(f"{name}: not a JSON run bundle ({what}, not one JSON object)")
+    return document.value
 
 
 def now_iso() -> str:
@@ -41,11 +92,35 @@ class History(SweepStore):
     Created and migrated on open. Raises HistoryError when the file cannot be used: unreadable or
     not a SQLite database (the message names the path), or written by a newer version of
     compaction-lab (the file is left untouched). Safe to share between threads.
+
+    With `readonly=True` the file is opened read-only (SQLite `mode=ro`) and never changed:
+    reads work, writes raise HistoryError. `History.for_reading()` picks that for an existing
+    file.
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
-        self._db = HistoryDB(path)
+    def __init__(self, path: str | os.PathLike[str] | None = None, readonly: bool = False) -> None:
+        self._db = HistoryDB(path, readonly=readonly)
         self.path: Path = self._db.path
+        self.readonly = readonly
+        # A read-only file of schema 4 has no full-text columns: read NULL for them.
+        full_text = "label_full" in self._db.columns("runs")
+        self._label_full = "runs.label_full" if full_text else "NULL"
+        self._title_full = "sessions.title_full" if full_text else "NULL"
+
+    @classmethod
+    def for_reading(cls, path: str | os.PathLike[str] | None = None) -> History:
+        """The history for listing, showing, comparing and exporting: an existing file is
+        opened read-only, so reading it never writes (no WAL switch, no migration) and a
+        read-only file can be read; a missing file, or one too old to read unmigrated, is
+        opened (and created or migrated) as usual."""
+        target = Path(path).expanduser() if path is not None else default_path()
+        if target.exists():
+            try:
+                return cls(target, readonly=True)
+            except HistoryNeedsUpgradeError:
+                if not os.access(target, os.W_OK):
+                    raise
+        return cls(target)
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -78,18 +153,22 @@ class History(SweepStore):
         columns = run_columns(report, summarizer_info, redactor)
         sections = summary_rows(json.loads(columns["report"]).get("summary"))
         tokens = int(report.get("tokens_before") or 0)
+        label, label_full = bounded(label, LABEL_CHARS)
 
         def insert() -> int:
             stamp = now_iso()
             self._db.conn.execute(
-                "INSERT INTO sessions (id, title, format, message_count, tokens, messages, "
-                "first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "INSERT INTO sessions (id, title, title_full, format, message_count, tokens, "
+                "messages, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen, "
+                "title_full = CASE WHEN sessions.title IS NULL THEN excluded.title_full "
+                "ELSE sessions.title_full END, "
                 "title = COALESCE(sessions.title, excluded.title), "
                 "format = COALESCE(sessions.format, excluded.format)",
                 [
                     session.id,
                     session.title,
+                    session.title_full,
                     session.format,
                     len(session.messages),
                     tokens,
@@ -103,6 +182,7 @@ class History(SweepStore):
                 "created_at": created_at or stamp,
                 **columns,
                 "label": label,
+                "label_full": label_full,
                 "note": note,
             }
             names = ", ".join(row)
@@ -120,16 +200,19 @@ class History(SweepStore):
         return self._db.write(insert)
 
     def relabel(self, run_id: int, label: str | None, note: str | None = None) -> None:
-        """Set a run's label (None clears it) and, when given, its note."""
+        """Set a run's label (None clears it) and, when given, its note.
+
+        A label longer than LABEL_CHARS is stored cut (for display) and in full (`label_full`).
+        """
         self.run(run_id, full=False)  # raises HistoryError naming the missing id
+        shown, full = bounded(label, LABEL_CHARS)
 
         def update() -> None:
-            if note is None:
-                self._db.conn.execute("UPDATE runs SET label = ? WHERE id = ?", [label, run_id])
-            else:
-                self._db.conn.execute(
-                    "UPDATE runs SET label = ?, note = ? WHERE id = ?", [label, note, run_id]
-                )
+            self._db.conn.execute(
+                "UPDATE runs SET label = ?, label_full = ? WHERE id = ?", [shown, full, run_id]
+            )
+            if note is not None:
+                self._db.conn.execute("UPDATE runs SET note = ? WHERE id = ?", [note, run_id])
 
         self._db.write(update)
 
@@ -159,7 +242,7 @@ class History(SweepStore):
             where.append("runs.session_id LIKE ?")
             params.append(session.replace("%", "").replace("_", "") + "%")
         if label is not None:
-            where.append("runs.label = ?")
+            where.append(f"COALESCE({self._label_full}, runs.label) = ?")
             params.append(label)
         if search is not None:
             ids = self._search_ids(search)
@@ -169,7 +252,7 @@ class History(SweepStore):
         sql += " ORDER BY runs.id DESC"
         if limit is not None:
             sql += " LIMIT ?"
-            params.append(int(limit))
+            params.append(min(int(limit), MAX_SQLITE_INT))
         return [RunRow.from_row(row) for row in self._db.read(sql, params)]
 
     def search(self, text: str, limit: int | None = 100) -> list[RunRow]:
@@ -189,23 +272,36 @@ class History(SweepStore):
             [match],
         )
         ids = {int(row["id"]) for row in rows}
-        like = ["(COALESCE(label, '') || ' ' || COALESCE(note, '')) LIKE ?" for _ in words]
+        # Escaped: a `%` or `_` the user types is a character to find, not a wildcard.
+        like = [
+            f"(COALESCE({self._label_full}, runs.label, '') || ' ' || COALESCE(runs.note, '')) "
+            "LIKE ? ESCAPE '\\'"
+            for _ in words
+        ]
         rows = self._db.read(
-            f"SELECT id FROM runs WHERE {' AND '.join(like)}", [f"%{w}%" for w in words]
+            f"SELECT runs.id AS id FROM runs WHERE {' AND '.join(like)}",
+            [f"%{_like_escape(w)}%" for w in words],
         )
         ids.update(int(row["id"]) for row in rows)
         return sorted(ids)
 
     def run(self, run_id: int, full: bool = True) -> RunRow:
         """One run; with `full`, its compacted messages, report and summary sections too."""
+        if not _in_range(int(run_id)):  # SQLite would raise OverflowError: no such run anyway
+            raise HistoryError(f"no run {run_id} in the run history at {self.path}")
         rows = self._db.read(_RUN_SELECT + " WHERE runs.id = ?", [int(run_id)])
         if not rows:
             raise HistoryError(f"no run {run_id} in the run history at {self.path}")
         row = RunRow.from_row(rows[0])
         if full:
-            heavy = self._db.read("SELECT messages, report FROM runs WHERE id = ?", [int(run_id)])[
-                0
-            ]
+            heavy = self._db.read(
+                f"SELECT runs.messages AS messages, runs.report AS report, "
+                f"{self._label_full} AS label_full, {self._title_full} AS title_full "
+                "FROM runs JOIN sessions ON sessions.id = runs.session_id WHERE runs.id = ?",
+                [int(run_id)],
+            )[0]
+            row.label_full = heavy["label_full"]
+            row.session_title_full = heavy["title_full"]
             row.messages = json.loads(heavy["messages"])
             row.report = json.loads(heavy["report"])
             row.report["messages"] = row.messages
@@ -228,7 +324,8 @@ class History(SweepStore):
     def session(self, session_id: str) -> SessionRow:
         """One conversation with its messages (`session_id` may be a unique prefix)."""
         rows = self._db.read(
-            "SELECT *, (SELECT COUNT(*) FROM runs WHERE runs.session_id = sessions.id) "
+            f"SELECT *, {self._title_full} AS title_full, "
+            "(SELECT COUNT(*) FROM runs WHERE runs.session_id = sessions.id) "
             "AS run_count FROM sessions WHERE id LIKE ? LIMIT 2",
             [session_id.replace("%", "").replace("_", "") + "%"],
         )
@@ -270,7 +367,7 @@ class History(SweepStore):
             "kind": BUNDLE_KIND,
             "version": BUNDLE_VERSION,
             "conversation": {
-                "title": session.title,
+                "title": session.full_title,
                 "format": session.format,
                 "messages": session.messages,
             },
@@ -278,7 +375,7 @@ class History(SweepStore):
             "result": run.report,
             "run": {
                 "created_at": run.created_at,
-                "label": run.label,
+                "label": run.full_label,
                 "note": run.note,
                 "summarizer_info": run.summarizer_info,
             },
@@ -288,7 +385,10 @@ class History(SweepStore):
         """Store a run from an `export()` bundle (a new run id; same session if already known)."""
         if not isinstance(bundle, dict) or bundle.get("kind") != BUNDLE_KIND:
             raise HistoryError(f"not a compaction-lab run bundle (expected kind {BUNDLE_KIND!r})")
-        if int(bundle.get("version") or 0) > BUNDLE_VERSION:
+        version = bundle.get("version") or 0
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise HistoryError(f"the run bundle's version is {json_repr(version)}, not a number")
+        if version > BUNDLE_VERSION:
             raise HistoryError(
                 f"the run bundle has version {bundle.get('version')}; this version of "
                 f"compaction-lab reads version {BUNDLE_VERSION}: upgrade to import it"
@@ -304,14 +404,23 @@ class History(SweepStore):
         report = dict(result)
         if isinstance(bundle.get("config"), dict):
             report["config"] = bundle["config"]
-        return self._insert(
-            _BundleConversation(conversation),
-            report,
-            meta.get("label"),
-            meta.get("note"),
-            meta.get("summarizer_info") if isinstance(meta.get("summarizer_info"), dict) else None,
-            str(meta["created_at"]) if meta.get("created_at") else None,
-        )
+        label, note = meta.get("label"), meta.get("note")
+        try:
+            return self._insert(
+                _BundleConversation(conversation),
+                report,
+                str(label) if label is not None else None,
+                str(note) if note is not None else None,
+                meta.get("summarizer_info")
+                if isinstance(meta.get("summarizer_info"), dict)
+                else None,
+                str(meta["created_at"]) if meta.get("created_at") else None,
+            )
+        except RecursionError:
+            raise HistoryError("the run bundle is nested too deeply to store") from None
+        except OverflowError as exc:
+            # A count beyond SQLite's 64-bit integers, or an infinite float made an int.
+            raise HistoryError(f"the run bundle holds a number out of range ({exc})") from None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -323,6 +432,12 @@ class History(SweepStore):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def json_repr(value: Any) -> str:
+    """A short JSON rendering of a bundle value for an error message."""
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 class _BundleConversation:
