@@ -17,6 +17,7 @@ from compaction.messages import (
     ROLES,
     Message,
     has_non_finite_numbers,
+    loads_json,
     tool_calls,
 )
 
@@ -210,15 +211,42 @@ def _validate_call(
         fixed = dict(fixed) if fixed is call else fixed
         fixed["type"] = "function"
         changed = True
-    if has_non_finite_numbers(fixed["function"]["arguments"]):
-        # Kept as written, like any other arguments that are not valid JSON (the user is
-        # debugging this conversation), but said aloud: a provider rejects them, and only
-        # Python's json reads them back.
+    problem = arguments_problem(fixed["function"]["arguments"])
+    if problem is not None:
+        # Kept as written (the user is debugging this conversation, and a guess at what was
+        # meant would corrupt it), but said aloud: a provider rejects the request.
         repairs.append(
-            f"message {index}: tool_calls[{position}] arguments hold NaN or Infinity, which "
-            "is not valid JSON; kept as written"
+            f"message {index}: tool_calls[{position}] arguments {problem}; kept as written"
         )
     return fixed, changed
+
+
+def arguments_problem(arguments: str) -> str | None:
+    """Why a provider would reject these tool-call arguments (completing "arguments ..."), or
+    None when they are a JSON object, the only arguments every provider accepts."""
+    if has_non_finite_numbers(arguments):
+        return "hold NaN or Infinity, which is not valid JSON"
+    try:
+        value = loads_json(arguments)
+    except (ValueError, RecursionError):
+        return "are not valid JSON"
+    if not isinstance(value, dict):
+        kind = {list: "array", str: "string", bool: "boolean"}.get(type(value), "number")
+        return f"are a JSON {'null' if value is None else kind}, not an object"
+    return None
+
+
+def rejected_arguments(messages: list[Message]) -> int:
+    """How many tool calls in `messages` have arguments `arguments_problem` finds fault with."""
+    return sum(
+        1
+        for message in messages
+        for call in tool_calls(message)
+        if isinstance(call, dict)
+        and isinstance(function := call.get("function"), dict)
+        and isinstance(arguments := function.get("arguments"), str)
+        and arguments_problem(arguments) is not None
+    )
 
 
 def _pair_anonymous_results(messages: list[Message], repairs: list[str]) -> None:

@@ -351,3 +351,62 @@ def test_validate_json_lists_the_import_warnings(tmp_path: Path) -> None:
     report = json.loads(result.stdout)
     assert report["messages"] == 35
     assert any(w.startswith("line 11: skipped") for w in report["warnings"])
+
+
+# -- 10. tool-call arguments that are not a JSON object ----------------------------------------
+
+
+def with_bad_arguments(tmp_path: Path) -> Path:
+    messages = session()
+    calls = [m for m in messages if m.get("tool_calls")]
+    calls[-1]["tool_calls"][0]["function"]["arguments"] = '{"command": "pyt'  # truncated
+    calls[-2]["tool_calls"][0]["function"]["arguments"] = "42"  # a bare number
+    return write_json(tmp_path / "arguments.json", messages)
+
+
+def test_validate_messages_warns_about_arguments_that_are_not_a_json_object() -> None:
+    from compaction import validate_messages
+
+    def call(arguments: str, call_id: str) -> dict[str, Any]:
+        function = {"name": "t", "arguments": arguments}
+        return {"id": call_id, "type": "function", "function": function}
+
+    arguments = ['{"a": 1}', "{bad", "42", '"text"', "[1]", "null", '{"x": NaN}']
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+    for position, text in enumerate(arguments):
+        messages += [
+            {"role": "assistant", "content": None, "tool_calls": [call(text, f"c{position}")]},
+            {"role": "tool", "tool_call_id": f"c{position}", "content": "ok"},
+        ]
+    checked, repairs = validate_messages(messages)
+    assert [c["tool_calls"][0]["function"]["arguments"] for c in checked[1::2]] == arguments
+    assert repairs == [
+        "message 3: tool_calls[0] arguments are not valid JSON; kept as written",
+        "message 5: tool_calls[0] arguments are a JSON number, not an object; kept as written",
+        "message 7: tool_calls[0] arguments are a JSON string, not an object; kept as written",
+        "message 9: tool_calls[0] arguments are a JSON array, not an object; kept as written",
+        "message 11: tool_calls[0] arguments are a JSON null, not an object; kept as written",
+        "message 13: tool_calls[0] arguments hold NaN or Infinity, which is not valid JSON; "
+        "kept as written",
+    ]
+
+
+def test_compress_warns_at_input_and_counts_them_in_its_summary_line(tmp_path: Path) -> None:
+    path = with_bad_arguments(tmp_path)
+    output = tmp_path / "out.json"
+    result = run("compress", path, "-o", output, *SMALL)
+    assert result.exit_code == 0, result.output
+    assert "arguments are not valid JSON; kept as written" in result.stderr
+    assert "arguments are a JSON number, not an object; kept as written" in result.stderr
+    summary = next(line for line in result.stderr.splitlines() if "% saved" in line)
+    # The truncated call is in the kept tail; validate rejects the output for it.
+    assert "1 tool call(s) kept with arguments that are not a JSON object" in summary
+    assert run("validate", output).exit_code == 1
+
+
+def test_compress_summary_line_is_unchanged_when_every_argument_is_an_object(
+    source: Path,
+) -> None:
+    result = run("compress", source, *SMALL)
+    summary = next(line for line in result.stderr.splitlines() if "% saved" in line)
+    assert summary.endswith("% saved)")

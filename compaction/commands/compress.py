@@ -28,6 +28,7 @@ from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
 from compaction.formats import EXPORT_FORMATS, dump_conversation
+from compaction.message_input import rejected_arguments
 from compaction.messages import content_text
 from compaction.regions import plan_regions
 from compaction.tokens import make_counter
@@ -198,10 +199,17 @@ def compress_command(
     else:
         write_stdout(json_printable(text) + "\n")
     before, after = len(conversation.messages), len(result.messages)
+    rejected = rejected_arguments(result.messages)
     click.echo(
         f"{printable(input_path.name, newlines=False)}: {before:,} → {after:,} messages, "
         f"{result.tokens_before:,} → {result.tokens_after:,} tokens "
-        f"({result.savings_pct:.1f}% saved)",
+        f"({result.savings_pct:.1f}% saved)"
+        + (
+            f"; {rejected:,} tool call(s) kept with arguments that are not a JSON object, "
+            "which a provider rejects (see the warnings)"
+            if rejected
+            else ""
+        ),
         err=True,
     )
     if result.tokens_after > config.context_length:
