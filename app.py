@@ -17,6 +17,7 @@ PAGES = [
     st.Page("app_pages/inspect.py", title="Inspect", icon="🔍", url_path="inspect", default=True),
     st.Page("app_pages/learn.py", title="Learn", icon="🎓", url_path="learn"),
     st.Page("app_pages/timeline.py", title="Timeline", icon="📈", url_path="timeline"),
+    st.Page("app_pages/audit.py", title="Audit", icon="🔎", url_path="audit"),
     st.Page("app_pages/evaluate.py", title="Evaluate", icon="🧪", url_path="evaluate"),
     st.Page("app_pages/sweep.py", title="Sweep", icon="🎛️", url_path="sweep"),
     st.Page("app_pages/history.py", title="History", icon="🗂️", url_path="history"),

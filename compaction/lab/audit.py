@@ -93,6 +93,7 @@ class AuditEvent:
     # what a context of that size can hold (the agent's budget alone lets ours keep a tail).
     kept_at_agent_size: int | None = None
     tokens_at_agent_size: int | None = None
+    pipeline_summary: str | None = None  # our summary in the same-size run, for side by side
 
     @property
     def agent_name(self) -> str:
@@ -206,15 +207,19 @@ def _pipeline(
     return result.messages, None
 
 
-def _at_size(before: list[Message], target: int, counter: TokenCounter) -> list[Message] | None:
-    """Our pipeline on `before` with `target` tokens as its goal (the lab's equal-size rule)."""
+def _at_size(
+    before: list[Message], target: int, counter: TokenCounter
+) -> tuple[list[Message] | None, str | None]:
+    """Our pipeline on `before` with `target` tokens as its goal (the lab's equal-size rule):
+    its messages and its summary's text."""
     if not before or target <= 0:
-        return None
+        return None, None
     try:
         config = config_for_target(target)
-        return Compactor(config, counter=counter).compress(before, force=True).messages
+        result = Compactor(config, counter=counter).compress(before, force=True)
     except CompactionError:
-        return None
+        return None, None
+    return result.messages, result.summary.text if result.summary is not None else None
 
 
 def audit(conversation: Conversation, counter: TokenCounter | None = None) -> Audit:
@@ -252,13 +257,14 @@ def audit(conversation: Conversation, counter: TokenCounter | None = None) -> Au
         kept_by_agent: int | None = None
         agent_after: int | None = None
         same_size: list[Message] | None = None
+        our_summary: str | None = None
         forgotten: list[ForgottenFact] = []
         if recorded.summary is not None:
             context = _agent_context(messages, recorded)
             agent_kept = _kept(facts, context, cwd)
             kept_by_agent = sum(agent_kept)
             agent_after = counter.count_messages(context)
-            same_size = _at_size(before, agent_after, counter)
+            same_size, our_summary = _at_size(before, agent_after, counter)
             forgotten = [
                 ForgottenFact(
                     fact.category,
@@ -291,6 +297,7 @@ def audit(conversation: Conversation, counter: TokenCounter | None = None) -> Au
                 line=recorded.line,
                 kept_at_agent_size=sum(_kept(facts, same_size, cwd)) if same_size else None,
                 tokens_at_agent_size=counter.count_messages(same_size) if same_size else None,
+                pipeline_summary=our_summary,
             )
         )
         start = position

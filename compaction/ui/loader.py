@@ -50,6 +50,8 @@ def _from_conversation(conversation: Conversation, source: str, title: str | Non
         warnings=conversation.warnings,
         report=[report.summary_line(), *report.skip_lines()] if report is not None else [],
         compactions=conversation.compaction_lines(),
+        recorded=[compaction.to_dict() for compaction in conversation.compactions],
+        metadata=conversation.metadata,
     )
 
 
@@ -75,6 +77,8 @@ def _load_sample_clicked() -> None:
             sample.settings,
             loaded.report,
             loaded.compactions,
+            loaded.recorded,
+            loaded.metadata,
         )
     )
     apply_sample_settings(sample.settings)  # in a callback, so widgets may still be set

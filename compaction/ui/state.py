@@ -33,6 +33,10 @@ class Loaded:
     # compactions, as lines for the loader.
     report: list[str] = field(default_factory=list)
     compactions: list[str] = field(default_factory=list)
+    # What the Audit page needs to rebuild the Conversation: the recorded compactions (as
+    # RecordedCompaction.to_dict()) and the importer's metadata (model, cwd).
+    recorded: list[dict[str, Any]] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 def content_hash(messages: list[Message]) -> str:
@@ -50,6 +54,8 @@ def make_loaded(
     settings: dict[str, Any] | None = None,
     report: list[str] | None = None,
     compactions: list[str] | None = None,
+    recorded: list[dict[str, Any]] | None = None,
+    metadata: dict[str, Any] | None = None,
 ) -> Loaded:
     return Loaded(
         messages=messages,
@@ -61,6 +67,8 @@ def make_loaded(
         settings=dict(settings or {}),
         report=list(report or []),
         compactions=list(compactions or []),
+        recorded=list(recorded or []),
+        metadata=dict(metadata or {}),
     )
 
 

@@ -1,0 +1,43 @@
+"""AppTest of the Audit page on the Claude Code corpus session that its agent auto-compacted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from app_helpers import ROOT, open_app
+
+AUDIT = ROOT / "app_pages" / "audit.py"
+CORPUS = ROOT.parent / "shared" / "corpus"
+SPOTTER = CORPUS / "claudecode-spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+
+
+def _upload(path: Path) -> object:
+    at = open_app(AUDIT)
+    at.file_uploader(key="load_upload").set_value((path.name, path.read_bytes(), "text/plain"))
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_the_audit_page_shows_the_agents_compaction_beside_ours() -> None:
+    if not SPOTTER.is_file():
+        pytest.skip(f"the shared corpus is absent ({CORPUS})")
+    at = _upload(SPOTTER)
+    label = at.selectbox(key="audit_event").format_func(0)
+    assert label == "1. Claude Code compacted at message 229 (auto, 167,094 tokens)"
+    metrics = {m.label: str(m.value) for m in at.metric}
+    assert int(metrics["Facts compacted away"]) > 50
+    assert int(metrics["Ours, same size"]) > int(metrics["Kept by the agent"])
+    texts = [str(t.value) for t in at.text]
+    assert any(t.startswith("Verdict: the agent's summary kept") for t in texts)
+    assert any(t.startswith("This session is being continued") for t in texts)  # the agent's
+    assert any("## Active Task" in t for t in texts)  # ours, section by section
+    forgotten = at.dataframe[-1].value
+    assert list(forgotten.columns) == ["kind", "fact", "message #", "ours kept it"]
+    assert len(forgotten) > 10
+
+
+def test_a_session_without_recorded_compactions_says_what_has_them() -> None:
+    at = open_app(AUDIT, sample="quick-fix")
+    assert any("records no compaction its agent made" in str(i.value) for i in at.info)
