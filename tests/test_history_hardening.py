@@ -489,3 +489,78 @@ def test_missing_file_is_not_created_by_a_read_only_open(tmp_path: Path) -> None
     with pytest.raises(HistoryError, match="no run history"):
         History(tmp_path / "absent.db", readonly=True)
     assert not (tmp_path / "absent.db").exists()
+
+
+def _as_nobody_available() -> bool:
+    import shutil
+    import sys
+
+    return (
+        hasattr(os, "geteuid")
+        and os.geteuid() == 0
+        and shutil.which("setpriv") is not None
+        and Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}").exists()
+    )
+
+
+@pytest.mark.skipif(not _as_nobody_available(), reason="needs root, setpriv and a system python")
+@pytest.mark.parametrize("layout", ["read-only file, rollback journal", "read-only directory, WAL"])
+def test_read_only_history_as_an_unprivileged_user(layout: str) -> None:
+    """What file permissions really do, run as `nobody`: list works, a write says read-only."""
+    import shutil
+    import subprocess
+    import sys
+    import sysconfig
+    import tempfile
+
+    import compaction
+
+    base = Path(tempfile.mkdtemp(prefix="compaction-ro-", dir="/tmp"))
+    try:
+        base.chmod(0o755)
+        folder = base / "h"
+        folder.mkdir()
+        db = folder / "history.db"
+        with History(db) as history:
+            history.record(conversation(), make_result(conversation()), label="kept")
+        if layout.endswith("rollback journal"):
+            conn = sqlite3.connect(db)
+            conn.execute("PRAGMA journal_mode = DELETE")
+            conn.close()
+            os.chown(folder, 65534, 65534)  # nobody may write the directory, not the file
+            db.chmod(0o444)
+        else:
+            db.chmod(0o444)
+            folder.chmod(0o555)
+        before = db.read_bytes()
+        python = f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"
+        env = {
+            "HOME": str(base),
+            "PATH": "/usr/bin:/bin",
+            "PYTHONPATH": f"{Path(compaction.__file__).parent.parent}:"
+            f"{sysconfig.get_paths()['purelib']}",
+            "COMPACTION_LAB_DB": str(db),
+        }
+
+        def as_nobody(*args: str) -> subprocess.CompletedProcess[str]:
+            command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+            return subprocess.run(
+                [*command, python, "-m", "compaction", "history", *args],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+
+        listed = as_nobody("list")
+        assert listed.returncode == 0, listed.stderr
+        assert "kept" in listed.stdout
+        labelled = as_nobody("label", "1", "changed")
+        assert labelled.returncode == 2 and "read-only" in labelled.stderr
+        assert "Traceback" not in labelled.stderr
+        assert db.read_bytes() == before
+    finally:
+        for path in (base, *base.rglob("*")):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        shutil.rmtree(base)

@@ -108,7 +108,20 @@ class HistoryDB:
             raise HistoryError(f"no run history at {self.path}")
         uri = f"{self.path.resolve().as_uri()}?mode=ro"
         try:
-            return sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30)
+            conn = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30)
+            try:
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            except sqlite3.OperationalError as exc:
+                if "readonly" not in str(exc).lower() and "unable to open" not in str(exc):
+                    raise
+                # A WAL file in a directory this process cannot write: SQLite cannot create
+                # the -shm index it needs even to read. Nobody here can change the file, so
+                # read it as immutable (a leftover -wal file, if any, is not read).
+                conn.close()
+                conn = sqlite3.connect(
+                    uri + "&immutable=1", uri=True, check_same_thread=False, timeout=30
+                )
+            return conn
         except sqlite3.Error as exc:
             raise HistoryError(f"cannot open the run history at {self.path}: {exc}") from exc
 
