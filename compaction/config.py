@@ -165,6 +165,15 @@ class CompactionConfig:
         return cls(**{k: v for k, v in data.items() if k in names})
 
     @classmethod
+    def clamp(cls, name: str, value: int) -> int:
+        """`value` moved into the valid range of the whole-number field `name`: for budgets a
+        caller derives (from a session's size, say), which must not fail validation because
+        the session is unusually large or small."""
+        low, high = _NUMERIC_RANGES[name]
+        value = max(value, math.ceil(low))
+        return value if high is None else min(value, math.floor(high))
+
+    @classmethod
     def field_names(cls) -> list[str]:
         """The user-settable fields, in declaration order."""
         return [f.name for f in fields(cls) if f.name != "extra"]

@@ -410,3 +410,66 @@ def test_compress_summary_line_is_unchanged_when_every_argument_is_an_object(
     result = run("compress", source, *SMALL)
     summary = next(line for line in result.stderr.splitlines() if "% saved" in line)
     assert summary.endswith("% saved)")
+
+
+# -- 5. eval: derived budgets in range, and a plain message when every session fails ----------
+
+
+def test_derived_budgets_of_a_huge_target_are_clamped_to_the_configs_range() -> None:
+    from compaction.lab.strategies import config_for_target
+
+    for target in (4_300_000, 13_000_000, 10**9):
+        for fill in (True, False):
+            config = config_for_target(target, fill_target=fill)  # validated: no ConfigError
+            assert config.summary_min_tokens <= config.summary_max_tokens <= 1_000_000
+            assert config.context_length <= 100_000_000
+
+
+def test_evaluate_runs_on_a_session_whose_derived_summary_budget_exceeds_the_limit() -> None:
+    from compaction import CompactionConfig
+    from compaction.lab.evaluate import evaluate
+
+    big = "word " * 1_100_000  # 5.5M characters: 1.375M rough tokens per message
+    messages = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Fix the bug in app.py"},
+        {"role": "assistant", "content": big},
+        {"role": "user", "content": "Now run pytest"},
+        {"role": "assistant", "content": big},
+        {"role": "user", "content": "Thanks, commit it"},
+    ]
+    # A target of 2.75M tokens: 40% of it (the summary budget) is over the 1M allowed.
+    evaluation = evaluate(
+        messages,
+        ["prune-only", "compaction"],
+        target_ratio=1.0,
+        config=CompactionConfig(counter="rough"),
+    )
+    assert evaluation.target_tokens > 2_500_000
+    assert set(evaluation.outcomes) == {"prune-only", "compaction"}
+
+
+def test_eval_says_plainly_when_no_session_could_be_evaluated(
+    source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from compaction.commands import evaluate as command
+    from compaction.errors import ConfigError
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        raise ConfigError("summary_min_tokens must be between 50 and 1000000, got 1720000")
+
+    monkeypatch.setattr(command, "evaluate", failing)
+    report = tmp_path / "report.json"
+    result = run("eval", source, source.parent, "--json", report)
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    assert "error: no session could be evaluated: the 2 sessions all failed" in result.stderr
+    assert "summary_min_tokens must be between" in result.stderr
+    assert json.loads(report.read_text())["table"] == []
+
+
+def test_eval_table_lines_of_no_rows_is_only_the_header() -> None:
+    from compaction.commands.evaluate import table_lines
+
+    lines = table_lines([])
+    assert len(lines) == 2 and lines[0].startswith("strategy")

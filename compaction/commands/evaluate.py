@@ -6,7 +6,8 @@ worker processes (--jobs; 1 runs in-process), each sending back only a small dig
 digests are folded into one row per strategy: mean savings, mean recall per probe category and
 the number of sessions a provider would reject. Exit 0 on success, 2 when an input or a setting
 cannot be used (a file named on the command line that cannot be read; a folder with nothing
-readable). Files in a folder that are not conversations are skipped with a warning line each.
+readable), 1 when no session could be evaluated (each failure is a warning line). Files in a
+folder that are not conversations are skipped with a warning line each.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -223,7 +224,7 @@ def table_lines(table: list[dict[str, Any]]) -> list[str]:
                 *(str(entry[f"{provider}_failures"]) for provider in PROVIDERS),
             ]
         )
-    widths = [max(len(col), *(len(row[i]) for row in rows)) for i, col in enumerate(columns)]
+    widths = [max([len(col), *(len(row[i]) for row in rows)]) for i, col in enumerate(columns)]
 
     def line(cells: list[str]) -> str:
         first = cells[0].ljust(widths[0])
@@ -247,6 +248,21 @@ def csv_text(digests: list[dict[str, Any]]) -> str | None:
     writer.writeheader()
     writer.writerows(rows)
     return buffer.getvalue()
+
+
+def _no_session_evaluated(
+    failures: list[dict[str, Any]], target_ratio: float, json_out: str | None, inputs: list[Path]
+) -> NoReturn:
+    """Every session failed: say so and why (the first error; each is a warning above), keep
+    the errors in --json, and exit 1 — an empty table would read as a result."""
+    if json_out:
+        report = {"target_ratio": target_ratio, "table": [], "sessions": failures}
+        write_output(json_out, dump_json(report, json_out, indent=1) + "\n", inputs=inputs)
+    first = failures[0]
+    reason = printable(f"{first['source']}: {first['error']}", newlines=False)
+    count = f"the {len(failures)} sessions all failed" if len(failures) > 1 else "it failed"
+    click.echo(f"error: no session could be evaluated: {count} (first: {reason})", err=True)
+    raise SystemExit(1)
 
 
 @click.command("eval")
@@ -319,8 +335,11 @@ def eval_command(
     print_warnings(warnings)
     results = run_all(tasks, jobs)
     digests = [result for result in results if "error" not in result]
-    for failed in (result for result in results if "error" in result):
+    failures = [result for result in results if "error" in result]
+    for failed in failures:
         print_warnings([failed["error"]], failed["source"])
+    if not digests:
+        _no_session_evaluated(failures, target_ratio, json_out, inputs)
     table = aggregate(digests)
     if model:
         click.echo(f"the full pipeline summarised with {printable(model, newlines=False)}")

@@ -8,7 +8,8 @@ identifiers) that are still present afterwards. The strategies:
 
 - `head-tail`, `truncate-outputs`, `prune-only`: the baselines of strategies.py;
 - `compaction`: the full five-phase pipeline, its budgets derived from the target
-  (`strategies.config_for_target`), with the given summariser (extractive by default);
+  (`strategies.config_for_target`, clamped to the config's valid range however large the
+  session), with the given summariser (extractive by default);
 - `head-tail-matched`: head-tail given exactly the tokens `compaction` left. The pipeline may stay
   above the target (its head, its last-user anchor and its summary have a floor), and recall bought
   with more tokens proves little; this row compares the two at equal size.

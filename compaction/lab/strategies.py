@@ -91,8 +91,11 @@ def config_for_target(
     overshot by a fixed 2,000-token minimum.
     """
     base = base if base is not None else CompactionConfig()
-    context_length = max(1_000, math.ceil(target_tokens / base.threshold_ratio))
-    cap = max(500, int(target_tokens * 0.4))
+    # Every derived budget is clamped to the config's valid range: a 13M-token session asks
+    # for a summary budget above the 1M allowed, and the comparison should run, not fail.
+    clamp = CompactionConfig.clamp
+    context_length = clamp("context_length", math.ceil(target_tokens / base.threshold_ratio))
+    cap = clamp("summary_max_tokens", max(500, int(target_tokens * 0.4)))
     summary_min = cap if fill_target else min(base.summary_min_tokens, cap)
     summary_max = max(summary_min, min(base.summary_max_tokens, cap))
     return base.replace(
