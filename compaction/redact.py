@@ -16,7 +16,9 @@ Design constraints:
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -33,15 +35,37 @@ _URL_CREDENTIALS = re.compile(
     r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+]{0,15}://)[^\s/@:'\"<>]{1,256}:[^\s/@'\"<>]{1,256}@"
 )
 
-# Provider key shapes. The lookbehind stops matches inside longer words ("disk-…", "task-…").
+# Where a secret may start: not inside a longer word ("disk-…", "task-…"), but right after a
+# JSON string escape (`\n`, `\t`, `\r`), which is how a file's lines look inside tool-call
+# arguments (`{"content": "[db]\npassword = \"…\""}`). One single-character lookbehind that lets
+# n, r and t through (either case, for the IGNORECASE rules); an alternation with
+# `(?<=\\[nrt])` triples the cost of a pass. The price: a word ending in n, r or t right before a
+# key prefix is not told apart (`atoken=…` stays, `ntoken=…` is redacted like `token=…`).
+_START = r"(?<![A-MO-QSU-Za-mo-qsu-z0-9_])"
+
+# Provider key shapes.
 _KEY_SHAPES = re.compile(
-    r"(?<![A-Za-z0-9_])(?:"
+    _START + r"(?:"
     r"sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,}"  # OpenAI, Anthropic (sk-ant-…), project keys
     r"|gh[pousr]_[A-Za-z0-9]{30,}"  # GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_)
     r"|github_pat_[A-Za-z0-9_]{22,}"  # GitHub fine-grained tokens
     r"|(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])"  # AWS access key ids
     r"|xox[abprs]-[A-Za-z0-9\-]{10,}"  # Slack tokens
+    r"|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}"  # Stripe secret and restricted keys
+    r"|whsec_[A-Za-z0-9]{20,}"  # Stripe webhook signing secrets
+    r"|AIza[0-9A-Za-z_\-]{30,}"  # Google API keys (AIza + 35)
+    # A JWT: header and payload are base64url JSON (`{"` encodes as `eyJ`); the signature may
+    # be empty (alg "none"). No '.' in the classes, so it stays linear.
+    r"|eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"
     r")"
+)
+
+# `curl -u user:password` (also --user, and -U/--proxy-user for the proxy): only the password
+# is replaced. Anchored on `curl` earlier on the line because `-u` means other things elsewhere
+# (`docker run -u 1000:1000`, `git push -u origin main`). Quotes may be JSON-escaped (`\"`).
+_CURL_USER = re.compile(
+    r"(?P<prefix>" + _START + r"curl\b[^\n]{0,512}?\s(?:-u|--user|-U|--proxy-user)(?:\s{1,8}|=)?"
+    r"\\{0,7}[\"']?[^\s:\"'\\]{1,256}:)(?P<value>[^\s\"'\\]{1,256})"
 )
 
 # "Bearer <token>": the token must look like one (8+ token chars and a digit), so prose such as
@@ -55,26 +79,67 @@ _SECRET_NAMES = (
     r"|secret|client_secret|secret_key|private_key"
 )
 
-# name="value", name: 'value', "name": "value" (JSON) — a quoted literal is always a secret.
+# The start of a secret's name: as _START, or after `_`/`-`, as the end of a longer name.
+_NAME_START = r"(?<![A-MO-QSU-Za-mo-qsu-z0-9])"
+
+# name="value", name: 'value', "name": "value" (JSON) — a quoted literal is always a secret. The
+# name may end a longer one (`db_password`, `DB_PASSWORD`); the quotes may be JSON-escaped
+# (`password = \"…\"` inside a tool call's arguments), the closing one escaped like the opening.
 _QUOTED_ASSIGNMENT = re.compile(
-    r"(?P<prefix>(?P<q>[\"']?)\b(?:" + _SECRET_NAMES + r")(?P=q)\s{0,8}[:=]\s{0,8}"
-    r"(?P<vq>[\"']))(?P<value>[^\"'\n]{1,512})(?P=vq)",
+    r"(?P<prefix>" + _NAME_START + r"(?:" + _SECRET_NAMES + r")"
+    r"(?:\\{0,7}[\"'])?\s{0,8}[:=]\s{0,8}(?P<esc>\\{0,7})(?P<vq>[\"']))"
+    r"(?P<value>[^\"'\n]{1,512}?)(?P=esc)(?P=vq)",
     re.IGNORECASE,
 )
+
+# An unquoted value's characters: it stops at a delimiter, and at a JSON escape (`\"`, `\n`)
+# but not at a backslash that is part of the value.
+_VALUE_CHAR = r"(?:[^\s&\"'`,;()\[\]{}<>\\]|\\(?![nrt\"']))"
 
 # name=value with no spaces (query strings, CLI flags, .env lines). The value stops at a
 # delimiter; values that are code, not literals, are kept (see _keep_unquoted).
 _UNQUOTED_ASSIGNMENT = re.compile(
-    r"(?P<prefix>\b(?P<name>" + _SECRET_NAMES + r")=)(?P<value>[^\s&\"'`,;()\[\]{}<>]{1,512})",
+    rf"(?P<prefix>{_START}(?P<name>{_SECRET_NAMES})=)(?P<value>{_VALUE_CHAR}{{1,512}})",
     re.IGNORECASE,
 )
 
-# Upper-case environment variables that end in a secret-ish word: GITHUB_TOKEN=…, DB_PASSWORD=….
-# (MAX_TOKENS=100 does not end in TOKEN, so it stays.)
+# Upper-case environment variables that end in a secret-ish word: GITHUB_TOKEN=…, DB_PASSWORD=…,
+# STRIPE_KEY=… (MAX_TOKENS=100 does not end in TOKEN, so it stays). A name that merely ends in
+# KEY (SORT_KEY, PRIMARY_KEY) is redacted only when its value looks like a secret (see
+# _looks_secret); quoted values (`X_TOKEN="…"`) are caught by _QUOTED_ASSIGNMENT or here.
 _ENV_ASSIGNMENT = re.compile(
-    r"(?P<prefix>\b[A-Z0-9_]{0,64}(?:PASSWORD|PASSWD|TOKEN|SECRET|API_KEY|APIKEY|SECRET_KEY"
-    r"|ACCESS_KEY|PRIVATE_KEY)=)(?P<value>[^\s\"'`;&]{1,512})"
+    r"(?P<prefix>" + _START + r"(?P<name>[A-Z0-9_]{0,64}(?:PASSWORD|PASSWD|TOKEN|SECRET|KEY))="
+    r"(?P<q>\\{0,7}[\"']?))(?P<value>" + _VALUE_CHAR + r"{1,512})"
 )
+_STRONG_KEY_NAMES = ("API_KEY", "APIKEY", "SECRET_KEY", "ACCESS_KEY", "PRIVATE_KEY")
+
+
+def _looks_secret(value: str) -> bool:
+    """A value that is random-looking rather than a word or an identifier: 16+ characters with
+    letters and digits, and either no run of six lower-case letters or a high character entropy
+    (`created_at` and `user_profile_v2` are words; hex digests, base64 and `a8Fk2…` are not)."""
+    if len(value) < 16 or not re.search(r"\d", value) or not re.search(r"[A-Za-z]", value):
+        return False
+    if re.search(r"[a-z]{6}", value) is None:
+        return True
+    counts = Counter(value)
+    entropy = -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+    return entropy >= 4.0
+
+
+def _sub_env(match: re.Match[str]) -> str:
+    name, value = match.group("name"), match.group("value")
+    if value.startswith(("$", "%", "{", REDACTED)):
+        return match.group(0)  # a placeholder (`TOKEN=$OTHER`), not the secret itself
+    if name.endswith("KEY") and not name.endswith(_STRONG_KEY_NAMES) and not _looks_secret(value):
+        return match.group(0)
+    return match.group("prefix") + REDACTED
+
+
+def _sub_curl(match: re.Match[str]) -> str:
+    if match.group("value").startswith(("$", "%")):
+        return match.group(0)  # `-u "$USER:$PASS"`
+    return match.group("prefix") + REDACTED
 
 
 def _keep_unquoted(name: str, value: str) -> bool:
@@ -100,23 +165,25 @@ def _sub_value(match: re.Match[str]) -> str:
 
 
 def _sub_quoted(match: re.Match[str]) -> str:
-    return match.group("prefix") + REDACTED + match.group("vq")
+    return match.group("prefix") + REDACTED + match.group("esc") + match.group("vq")
 
 
 _RULES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     (_PRIVATE_KEY, REDACTED),
     (_URL_CREDENTIALS, r"\g<scheme>" + REDACTED + "@"),
     (_KEY_SHAPES, REDACTED),
+    (_CURL_USER, _sub_curl),
     (_BEARER, _sub_value),
     (_QUOTED_ASSIGNMENT, _sub_quoted),
-    (_ENV_ASSIGNMENT, _sub_value),
+    (_ENV_ASSIGNMENT, _sub_env),
     (_UNQUOTED_ASSIGNMENT, _sub_unquoted),
 )
 
 # Cheap pre-check: text without any of these substrings cannot match any rule, and most
-# tool output is like that, so it skips seven regex passes.
+# tool output is like that, so it skips eight regex passes.
 _TRIGGERS = re.compile(
-    r"PRIVATE KEY|://|sk-|gh[pousr]_|github_pat_|AKIA|ASIA|xox|earer|[:=]", re.IGNORECASE
+    r"PRIVATE KEY|://|sk-|[sr]k_|whsec_|AIza|eyJ|gh[pousr]_|github_pat_|AKIA|ASIA|xox|earer|[:=]",
+    re.IGNORECASE,
 )
 
 
@@ -125,6 +192,8 @@ def redact(text: str) -> str:
     if not text or _TRIGGERS.search(text) is None:
         return text
     for pattern, replacement in _RULES:
+        if pattern is _CURL_USER and "curl" not in text:
+            continue  # one substring test instead of a regex pass over text with no curl
         text = pattern.sub(replacement, text)
     return text
 
