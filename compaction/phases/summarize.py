@@ -257,7 +257,8 @@ def summarize_phase(
         "middle_tokens": middle_tokens,
         "turns": len(middle),
         "pruned_tail_outputs": len(request.pruned_tail_outputs),
-        "prompt": request.prompt,
+        # What was sent: a summariser that calls a model keeps the redacted prompt it sent.
+        "prompt": _sent_prompt(summarizer, request.prompt),
         "latest_user_request": latest_user,
         "summary_text": outcome.text,
         "fallback_used": outcome.fallback_used,
@@ -276,6 +277,11 @@ def summarize_phase(
         duration_s=time.perf_counter() - started,
     )
     return result, outcome, taken_out
+
+
+def _sent_prompt(summarizer: Summarizer, prompt: str) -> str:
+    sent = getattr(summarizer, "last_prompt", None)
+    return sent if isinstance(sent, str) else prompt
 
 
 def _run_summarizer(

@@ -96,6 +96,9 @@ class LLMSummarizer:
         self.clock = clock
         self.max_tokens = max_tokens
         self.last_details: dict[str, Any] = {}
+        # The prompt of the last call as the model gets it (redacted): the summarize phase
+        # reports this one, not the raw prompt, so a report shows what left the machine.
+        self.last_prompt: str | None = None
         self._cooldown_until: float | None = None
 
     def __repr__(self) -> str:
@@ -131,6 +134,7 @@ class LLMSummarizer:
     # -- summarize -------------------------------------------------------------------------------
     def summarize(self, request: SummaryRequest, on_token: OnToken | None = None) -> str:
         started = time.perf_counter()
+        self.last_prompt = prompt = redact(request.prompt)
         base: dict[str, Any] = {
             "summarizer": self.name,
             "model": self.summary_model,
@@ -155,7 +159,7 @@ class LLMSummarizer:
 
         messages = [
             {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": redact(request.prompt)},
+            {"role": "user", "content": prompt},
         ]
         attempts = 0
         model = self.summary_model
