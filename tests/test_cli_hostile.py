@@ -2,8 +2,9 @@
 
 The pass issue 20 asks to re-run: each file below (written into a temporary folder, so nothing
 large is committed) goes to `compress`, `inspect`, `convert`, `validate` (plain and --json),
-`simulate`, `eval` and `sweep`. The totals (files × commands, how many ended with each exit
-status) are printed at the end; run `pytest -s tests/test_cli_hostile.py` to see them.
+`simulate`, `eval`, `sweep` and `audit` (plain and --json -). The totals (files × commands, how
+many ended with each exit status) are printed at the end; run `pytest -s` on this file to see
+them.
 """
 
 from __future__ import annotations
@@ -101,6 +102,8 @@ COMMANDS: dict[str, list[str]] = {
     "simulate": ["--context-length", "2000"],
     "eval": ["--strategies", "head-tail,prune-only,compaction"],
     "sweep": ["--param", "summary_ratio=0.1,0.2", "--context-length", "2000"],
+    "audit": [],
+    "audit --json -": ["--json", "-"],
 }
 
 
