@@ -14,6 +14,7 @@ from compaction.ui.evaluate_views import (
 )
 from compaction.ui.frame import current_settings
 from compaction.ui.loader import render_loader
+from compaction.ui.untrusted import md_escape
 
 st.title("🧪 Evaluate strategies")
 settings = current_settings()
@@ -46,7 +47,7 @@ else:
             loaded.content_hash, loaded.messages, settings.config, kind, ratio
         )
     except CompactionError as exc:
-        st.error(f"The evaluation could not run: {exc}")
+        st.error(f"The evaluation could not run: {md_escape(exc)}")
     else:
         st.caption(
             f"{evaluation.tokens_before:,} tokens → target {evaluation.target_tokens:,} · "

@@ -1,6 +1,8 @@
 """History: every saved run, searchable; open one to see it again as recorded; relabel, delete,
 and chart savings against the budgets across one session's runs."""
 
+import html
+
 import streamlit as st
 
 from compaction.ui.frame import current_settings
@@ -50,5 +52,6 @@ if chart_session:
     title = next((s.title for s in sessions if s.id == chart_session), None) or chart_session[:10]
     if points:
         st.plotly_chart(
-            session_chart(points, f"Savings across the runs of “{title}”"), key="session_chart"
+            session_chart(points, f"Savings across the runs of “{html.escape(title)}”"),
+            key="session_chart",
         )

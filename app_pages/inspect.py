@@ -14,6 +14,7 @@ from compaction.ui.stepper import (
     phase_picker,
     render_stepper,
 )
+from compaction.ui.untrusted import md_escape
 
 st.title("🔍 Inspect")
 settings = current_settings()
@@ -42,7 +43,7 @@ if use_llm and llm_result is None and step > 2:
     step = 2
     st.info("Parameters changed since the last LLM summary: click Phase 3 to call the model.")
 if result.skipped:
-    st.warning(f"Compaction skipped: {result.skip_reason}.")
+    st.warning(f"Compaction skipped: {md_escape(result.skip_reason)}.")
     if not settings.force:
         st.caption("Turn on “Compact below the threshold” in the sidebar to run it manually.")
 shown = phase_picker(step, [phase.name for phase in result.phases])

@@ -15,6 +15,7 @@ from compaction.ui.sweep.results import (
     render_saved,
     show,
 )
+from compaction.ui.untrusted import md_escape
 
 follow_inspect_link()
 st.title("🎛️ Sweep")
@@ -26,7 +27,7 @@ require_config(settings)
 st.markdown("#### What to sweep")
 grid = form.choose_grid()
 if grid.error:
-    st.error(f"Invalid range: {grid.error}")
+    st.error(f"Invalid range: {md_escape(grid.error)}")
 else:
     st.caption(f"**{grid.points:,} point(s)** per session")
     if grid.points > form.MANY_POINTS:
@@ -64,7 +65,7 @@ if st.button("Run sweep", key="sweep_run", type="primary", disabled=not ready):
         else:
             run_now = True
     except (CompactionError, HistoryUnavailable) as exc:
-        st.error(f"Cannot run the sweep: {exc}")
+        st.error(f"Cannot run the sweep: {md_escape(exc)}")
 
 if use_llm and (estimate := form.pending_estimate(key)) is not None:
     st.warning(f"This sweep makes {estimate}. Nothing has been sent yet.")
@@ -81,7 +82,7 @@ if run_now:
         conversations = form.load_sources(sources)
         result = form.run_sweep(conversations, grid.specs, base, settings)
     except (CompactionError, HistoryUnavailable) as exc:
-        st.error(f"The sweep failed: {exc}")
+        st.error(f"The sweep failed: {md_escape(exc)}")
     else:
         sweep_id = None
         if save:
@@ -93,7 +94,7 @@ if run_now:
                     )
                 )
             except HistoryUnavailable as exc:
-                st.warning(f"The sweep ran but was not saved: {exc}")
+                st.warning(f"The sweep ran but was not saved: {md_escape(exc)}")
         show(SweepView(result, sweep_id))
 
 view = current_view()

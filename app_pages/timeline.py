@@ -15,6 +15,7 @@ from compaction.ui.timeline_views import (
     replay,
     sawtooth_chart,
 )
+from compaction.ui.untrusted import md_escape
 
 st.title("📈 Timeline")
 settings = current_settings()
@@ -27,7 +28,7 @@ require_config(settings)
 try:
     timeline = replay(loaded, settings)
 except CompactionError as exc:
-    st.error(f"The replay could not run: {exc}")
+    st.error(f"The replay could not run: {md_escape(exc)}")
     st.stop()
 if timeline is None:
     st.stop()

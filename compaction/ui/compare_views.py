@@ -16,6 +16,7 @@ from compaction.history import Comparison, RunRow
 from compaction.history.compare import run_settings
 from compaction.result import KEPT
 from compaction.ui.palette import FATE_COLORS, FATE_LABELS
+from compaction.ui.untrusted import md_escape
 
 CHANGED_BACKGROUND = "background-color: #FFF3B0"  # a light yellow that reads on both themes
 
@@ -41,8 +42,8 @@ def pick_runs(runs: list[RunRow]) -> tuple[int, int] | None:
         run = by_id.get(int(run_id))
         if run is not None:
             column.caption(
-                f"{run.session_title or run.session_id[:10]} · {run.created_at[:19]}"
-                + (f" · {run.label}" if run.label else "")
+                f"{md_escape(run.session_title or run.session_id[:10])} · {run.created_at[:19]}"
+                + (f" · {md_escape(run.label)}" if run.label else "")
             )
     return int(a), int(b)
 
@@ -95,9 +96,11 @@ def figures(a: RunRow, b: RunRow) -> None:
             delta=None if other is None else f"{run.savings_pct - other.savings_pct:+.1f} pts",
         )
         if run.fallback_used:
-            column.caption(f"fallback: {run.fallback_used} ({run.fallback_reason})")
+            column.caption(
+                f"fallback: {md_escape(run.fallback_used)} ({md_escape(run.fallback_reason)})"
+            )
         if run.skipped:
-            column.caption(f"skipped: {run.skip_reason}")
+            column.caption(f"skipped: {md_escape(run.skip_reason)}")
 
 
 def section_diffs(comparison: Comparison) -> None:
@@ -108,10 +111,10 @@ def section_diffs(comparison: Comparison) -> None:
     for number, section in enumerate(comparison.sections, 1):
         if not section["changed"]:
             continue
-        st.markdown(f"**{number}. {section['section']}**")
+        st.markdown(f"**{number}. {md_escape(section['section'])}**")
         st.code("\n".join(section["diff"]) or "(no text)", language="diff", wrap_lines=True)
     if same:
-        st.caption("Identical in both runs: " + ", ".join(same))
+        st.caption("Identical in both runs: " + md_escape(", ".join(same)))
 
 
 def fate_table(comparison: Comparison, a: RunRow, b: RunRow) -> None:

@@ -23,6 +23,7 @@ from compaction.lab.probes import CATEGORIES
 from compaction.messages import Message
 from compaction.summarizers.factory import make_summarizer
 from compaction.ui.palette import REGION_COLORS
+from compaction.ui.untrusted import md_escape
 from compaction.validate import PROVIDERS
 
 STRATEGY_COLORS: dict[str, str] = {
@@ -135,7 +136,7 @@ def recall_scatter(
 def lost_facts(evaluation: Evaluation) -> None:
     for name in evaluation.outcomes:
         lost = evaluation.lost_facts(name)
-        with st.expander(f"{name}: {len(lost)} fact(s) lost"):
+        with st.expander(f"{md_escape(name)}: {len(lost)} fact(s) lost"):
             if lost:
                 st.dataframe([fact.to_dict() for fact in lost], hide_index=True, key=f"lost_{name}")
             else:
@@ -196,11 +197,13 @@ def folder_section(default_folder: Path, ratio: float) -> None:
     if not results:
         return
     if "error" in results:
-        st.error(f"Could not evaluate {results['folder']}: {results['error']}")
+        st.error(
+            f"Could not evaluate {md_escape(results['folder'])}: {md_escape(results['error'])}"
+        )
         return
-    st.caption(f"{results['sessions']} session(s) from {results['folder']}")
+    st.caption(f"{results['sessions']} session(s) from {md_escape(results['folder'])}")
     for warning in results["warnings"][:20]:
-        st.warning(warning)
+        st.warning(md_escape(warning))
     table = results["table"]
     st.dataframe(aggregate_frame(table), hide_index=True, key="evaluate_aggregate")
     rows = [{**row, "recall": row["mean_recall"]} for row in table]

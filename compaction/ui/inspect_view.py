@@ -30,6 +30,7 @@ from compaction.ui.message_views import (
 from compaction.ui.palette import FATE_LABELS
 from compaction.ui.params import Settings, show_summary_budget
 from compaction.ui.state import Loaded
+from compaction.ui.untrusted import md_escape
 from compaction.validate import Problem, errors, validate
 
 
@@ -105,7 +106,8 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
     total = head + middle + tail
     show_summary_budget(config, regions.summarised_middle_tokens)
     st.markdown(
-        f"**{loaded.title}** · {loaded.format} · {len(loaded.messages):,} messages · "
+        f"**{md_escape(loaded.title)}** · {md_escape(loaded.format)} · "
+        f"{len(loaded.messages):,} messages · "
         f"**{total:,} tokens** ({total / config.context_length:.0%} of the "
         f"{config.context_length:,} window; threshold {config.threshold_tokens:,})"
     )
@@ -153,10 +155,10 @@ def run_llm_now(loaded: Loaded, settings: Settings) -> CompactionResult | None:
             slot.code("".join(received), language=None, wrap_lines=True)
 
     try:
-        with st.spinner(f"Calling {settings.llm_model}…"):
+        with st.spinner(f"Calling {md_escape(settings.llm_model)}…"):
             result = compute.run_llm(loaded, settings, on_token)
     except Exception as exc:  # a UI must report any failure to start the call, not crash
-        st.error(f"The LLM summariser could not run: {exc}")
+        st.error(f"The LLM summariser could not run: {md_escape(exc)}")
         return None
     slot.code("".join(received) or "(no streamed text)", language=None, wrap_lines=True)
     return result
@@ -184,8 +186,8 @@ def render_final(loaded: Loaded, result: CompactionResult, settings: Settings, k
     columns[2].metric("Savings", f"{result.savings_pct:.1f}%")
     if result.fallback_used:
         st.warning(
-            f"Fallback used: **{result.fallback_used}** — the summariser failed "
-            f"({result.fallback_reason}); see Phase 3."
+            f"Fallback used: **{md_escape(result.fallback_used)}** — the summariser failed "
+            f"({md_escape(result.fallback_reason)}); see Phase 3."
         )
     fates = [result.fates.get(i, "kept") for i in range(len(loaded.messages))]
     regions = compute.regions(loaded, settings)
@@ -267,7 +269,7 @@ def _exporter(messages: list[Message], fmt: str) -> Callable[[], str]:
 def _history(loaded: Loaded, result: CompactionResult, settings: Settings, key: str) -> None:
     state = compute.save_run(loaded, result, settings, key)
     if state.problem:
-        st.warning(state.problem)
+        st.warning(md_escape(state.problem))
         return
     if state.pending:
         st.caption("Saving this run to history in the background…")

@@ -17,6 +17,7 @@ import streamlit as st
 from compaction.messages import Message, call_arguments, call_name, content_text, tool_calls
 from compaction.ui.charts import PICK, preview
 from compaction.ui.palette import FATE_LABELS, REGION_EMOJI
+from compaction.ui.untrusted import md_code, md_escape
 
 FOLD_CHARS = 3_000  # content longer than this is folded behind an expander
 SELECTED_KEY = "inspect_open"
@@ -105,15 +106,19 @@ def render_message(
 ) -> None:
     """One message in full: role, region, tool calls with arguments, its result's call."""
     role = str(message.get("role", "?"))
-    parts = [f"**#{index} · {role}**", f"{REGION_EMOJI.get(label, '')} {label}"]
+    parts = [f"**#{index} · {md_escape(role)}**", f"{REGION_EMOJI.get(label, '')} {label}"]
     if fate:
         parts.append(f"fate: {FATE_LABELS.get(fate, fate)}")
     st.markdown(" · ".join(parts))
     if role == "tool":
         call_id = str(message.get("tool_call_id", ""))
         made = calls.get(call_id)
-        where = f"call #{made[0]} ({made[1]})" if made else "a call that is not in the conversation"
-        st.caption(f"Tool result for `{call_id}` — answers {where}")
+        where = (
+            f"call #{made[0]} ({md_escape(made[1])})"
+            if made
+            else "a call that is not in the conversation"
+        )
+        st.caption(f"Tool result for {md_code(call_id)} — answers {where}")
     text = content_text(message)
     if text:
         # Tool output in monospace; people's and the model's prose as plain text. (st.text also
@@ -121,7 +126,7 @@ def render_message(
         # shown first is the system prompt.)
         _folded_text(text, f"fold_{index}", monospace=role == "tool")
     for call in tool_calls(message):
-        st.caption(f"🔧 tool call `{call_name(call)}` · id `{call.get('id', '?')}`")
+        st.caption(f"🔧 tool call {md_code(call_name(call))} · id {md_code(call.get('id', '?'))}")
         st.code(_pretty_arguments(call_arguments(call)), language="json", wrap_lines=True)
 
 

@@ -19,6 +19,7 @@ from compaction.result import CompactionResult, PhaseResult
 from compaction.summary import SECTION_NAMES, Summary, parse_summary
 from compaction.ui.charts import preview
 from compaction.ui.phase_diff import change_rows, phase_changes, text_diff
+from compaction.ui.untrusted import md_escape
 from compaction.ui.words import plural
 
 PHASE_TITLES = {
@@ -153,19 +154,21 @@ def _boundaries_view(
     if d["moves"]:
         st.markdown("**Moves of the cut**")
         for move in d["moves"]:
-            st.markdown(f"- #{move['from']} → #{move['to']}: {move['reason']}")
+            st.markdown(f"- #{move['from']} → #{move['to']}: {md_escape(move['reason'])}")
     else:
         st.caption("The raw walk's cut needed no move: it split no tool group.")
     anchor = d.get("anchor")
     if anchor == "pinned":
         st.markdown(
             f"**Latest request pinned** (#{d['pinned_index']}, {d.get('pinned_tokens', 0):,} "
-            f"tokens): {d.get('anchor_reason', '')}."
+            f"tokens): {md_escape(d.get('anchor_reason', ''))}."
         )
     elif anchor == "moved":
-        st.markdown(f"**Latest request anchored** (the cut moved): {d.get('anchor_reason', '')}.")
+        st.markdown(
+            f"**Latest request anchored** (the cut moved): {md_escape(d.get('anchor_reason', ''))}."
+        )
     elif d.get("anchor_reason"):
-        st.caption(f"Latest request: {d['anchor_reason']}.")
+        st.caption(f"Latest request: {md_escape(d['anchor_reason'])}.")
     if d.get("last_user_index") is not None:
         st.caption(f"Latest user message: #{d['last_user_index']} (always kept verbatim).")
 
@@ -236,8 +239,8 @@ def _summarize_view(
     kind = "iterative update of an earlier summary" if d["iterative"] else "first compaction"
     st.markdown(
         f"**{d['turns']} turns** ({d['middle_tokens']:,} tokens) summarised by "
-        f"**{d['summarizer']}** · {kind} · budget **{d['budget_tokens']:,} tokens**"
-        + (f" · focus: _{d['focus']}_" if d.get("focus") else "")
+        f"**{md_escape(d['summarizer'])}** · {kind} · budget **{d['budget_tokens']:,} tokens**"
+        + (f" · focus: _{md_escape(d['focus'])}_" if d.get("focus") else "")
     )
     if d.get("pruned_tail_outputs") and d["summarizer"] == "extractive":
         st.caption(
@@ -246,7 +249,7 @@ def _summarize_view(
         )
     _fallback_notice(d)
     if d.get("discarded"):
-        st.warning(d["discarded"])
+        st.warning(md_escape(d["discarded"]))
     with st.expander("Prompt sent to the summariser"):
         st.code(d["prompt"], language=None, wrap_lines=True)
     if d.get("previous_summary_indices"):
@@ -267,9 +270,9 @@ def _fallback_notice(details: dict[str, Any]) -> None:
     what = (
         "the model is cooling down after a transient error, so no call was made"
         if kind == "cooldown"
-        else f"the summariser failed ({details.get('fallback_reason')})"
+        else f"the summariser failed ({md_escape(details.get('fallback_reason'))})"
     )
-    st.warning(f"Fallback used: **{details['fallback_used']}** — {what}.")
+    st.warning(f"Fallback used: **{md_escape(details['fallback_used'])}** — {what}.")
 
 
 def _assemble_view(
@@ -280,7 +283,7 @@ def _assemble_view(
         st.markdown(f"Summary inserted as **{d['summary_role']}** at #{d['summary_index']}.")
     else:
         st.markdown(f"Summary **merged into the first tail message** (input #{d['merged_into']}).")
-    st.caption(f"Why: {d['role_reason']}.")
+    st.caption(f"Why: {md_escape(d['role_reason'])}.")
     if d.get("pinned_index") is not None:
         st.caption(
             f"The latest request (input #{d['pinned_index']}) is pinned: kept verbatim right "
@@ -320,17 +323,17 @@ def _cleanup_view(
     columns[1].metric("Ineffective count", f"{result.ineffective_count} / {limit}")
     columns[2].metric("Orphan fixes", len(d["fixes"]))
     if result.skipped:
-        st.info(f"Nothing was summarised: {result.skip_reason}.")
+        st.info(f"Nothing was summarised: {md_escape(result.skip_reason)}.")
     elif d.get("note"):
-        st.info(d["note"])
+        st.info(md_escape(d["note"]))
     if d.get("ineffective"):
         st.warning(
             f"Ineffective compaction: under {result.config.get('ineffective_savings_pct')}% saved."
         )
     if result.suggestion:
-        st.error(result.suggestion)
+        st.error(md_escape(result.suggestion))
     if d["fixes"]:
-        st.markdown(f"**Orphan fixes** (strategy: {d['orphan_strategy']})")
+        st.markdown(f"**Orphan fixes** (strategy: {md_escape(d['orphan_strategy'])})")
         st.dataframe(
             {
                 "fix": [FIX_LABELS.get(fix["kind"], fix["kind"]) for fix in d["fixes"]],
@@ -359,7 +362,7 @@ def _fit_view(phase: PhaseResult, result: CompactionResult, original: Sequence[M
     columns[1].metric("Cuts", len(cuts))
     columns[2].metric("Largest cut", f"{d.get('largest_cut_chars', 0):,} chars")
     if d.get("cannot_fit"):
-        st.error(f"The result does not fit: {d['cannot_fit']}.")
+        st.error(f"The result does not fit: {md_escape(d['cannot_fit'])}.")
     elif not cuts:
         st.caption(
             f"The result already fits the {window:,}-token window ({phase.tokens_after:,} "

@@ -35,6 +35,7 @@ from compaction.ui.palette import REGION_COLORS
 from compaction.ui.params import Settings
 from compaction.ui.phase_views import PHASE_TITLES, render_phase
 from compaction.ui.state import Loaded
+from compaction.ui.untrusted import md_escape
 
 OUTCOME_COLORS: dict[str, str] = {
     EFFECTIVE: REGION_COLORS["tail"],  # green: it did its job
@@ -170,11 +171,14 @@ def render_event(event: TimelineEvent, original: list[Message]) -> None:
     """One event's inspector view: its phases, with the context it compacted as the input."""
     if event.skipped:
         st.warning(
-            f"Skipped: {event.skip_reason}"
+            f"Skipped: {md_escape(event.skip_reason)}"
             + (f" (and {event.attempts - 1} later attempt(s))" if event.attempts > 1 else "")
         )
     if event.fallback_used:
-        st.warning(f"Fallback used: **{event.fallback_used}** ({event.fallback_reason}).")
+        st.warning(
+            f"Fallback used: **{md_escape(event.fallback_used)}** "
+            f"({md_escape(event.fallback_reason)})."
+        )
     columns = st.columns(3)
     columns[0].metric("Context before", f"{event.tokens_before:,}")
     columns[1].metric("Context after", f"{event.tokens_after:,}")

@@ -22,6 +22,7 @@ from compaction.ui.params import CONFIG_KEYS, apply_sample_settings
 from compaction.ui.state import get_loaded, make_loaded, set_loaded
 from compaction.ui.stored_run import HistoryUnavailable, history_call
 from compaction.ui.sweep.charts import frontier_scatter, heatmap, metric_lines
+from compaction.ui.untrusted import md_escape
 
 VIEW_KEY = "_sweep_view"
 POINT_KEY = "sweep_point"
@@ -229,7 +230,7 @@ def _point_panel(view: SweepView, default: int) -> None:
         type="primary",
     )
     if error := st.session_state.pop("_sweep_open_error", None):
-        st.warning(f"Cannot open it in Inspect: {error}")
+        st.warning(f"Cannot open it in Inspect: {md_escape(error)}")
 
 
 def render_results(view: SweepView) -> None:
@@ -297,7 +298,7 @@ def render_saved() -> None:
         try:
             row = history_call(lambda history: history.sweep(int(chosen)))
         except HistoryUnavailable as exc:
-            st.warning(str(exc))
+            st.warning(md_escape(exc))
             return
         if row.sweep is not None:
             show(SweepView(row.sweep, row.id))
