@@ -13,7 +13,14 @@ from pathlib import Path
 
 import click
 
-from compaction.commands.common import dump_json, fail, load_input, source_options, write_output
+from compaction.commands.common import (
+    dump_json,
+    fail,
+    json_printable,
+    load_input,
+    source_options,
+    write_output,
+)
 from compaction.commands.terminal import printable
 from compaction.errors import CompactionError
 from compaction.lab.audit import AuditEvent, audit, summary_preview
@@ -24,7 +31,8 @@ FORGOTTEN_SHOWN = 8  # per kind; the JSON has them all
 def _block(number: int, event: AuditEvent) -> list[str]:
     recorded = "as recorded" if event.tokens_before_recorded else "counted"
     lines = [
-        f"compaction {number}: {event.agent_name}, {event.trigger}, at message {event.position}"
+        f"compaction {number}: {printable(event.agent_name)}, {printable(event.trigger)}, "
+        f"at message {event.position}"
         + (f" (line {event.line})" if event.line is not None else ""),
         f"  tokens before      {event.tokens_before:,} ({recorded}); window {event.window:,} "
         f"({event.window_source})",
@@ -89,7 +97,7 @@ def audit_command(
     except CompactionError as exc:
         fail(f"{input_path}: {exc}")
     if json_path is not None and str(json_path) == "-":
-        click.echo(dump_json(result.to_dict(), input_path))
+        click.echo(json_printable(dump_json(result.to_dict(), input_path)))
         return
     if json_path is not None:
         write_output(json_path, dump_json(result.to_dict(), input_path), inputs=[input_path])

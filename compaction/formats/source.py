@@ -151,6 +151,11 @@ def parse_text(text: str, name: str | None = None) -> Document:
         ) from None
     except RecursionError:
         raise FormatError("JSON nested too deeply to read", source=name) from None
+    except ValueError:
+        # Python refuses integers of more than 4,300 digits (a denial-of-service guard).
+        raise FormatError(
+            "the JSON holds an integer too long to read (more than 4,300 digits)", source=name
+        ) from None
     return Document(text=text, kind="json", name=name, value=value)
 
 
@@ -169,6 +174,8 @@ def _parse_jsonl(text: str, name: str | None) -> Document | None:
             bad.append((number, f"{exc.msg} (column {exc.colno})"))
         except RecursionError:
             bad.append((number, "nested too deeply"))
+        except ValueError:
+            bad.append((number, "an integer of more than 4,300 digits"))
     if not any(isinstance(r, dict) for r in records):
         return None
     # A pretty-printed JSON file with an error parses as a few stray lines, not as JSONL:

@@ -187,3 +187,17 @@ def test_a_broken_pretty_printed_file_is_still_invalid_json(tmp_path: Path) -> N
     path.write_text('[\n  "a",\n  "b"\n  }\n')
     with pytest.raises(FormatError, match="invalid JSON"):
         load_conversation(path)
+
+
+def test_an_integer_of_5000_digits_is_a_format_error_not_a_value_error(tmp_path: Path) -> None:
+    path = tmp_path / "big.json"
+    path.write_text('[{"role": "user", "content": "hi", "n": ' + "9" * 5_000 + "}]")
+    with pytest.raises(FormatError, match=r"big\.json: the JSON holds an integer too long"):
+        load_conversation(path)
+    lines = tmp_path / "big.jsonl"
+    lines.write_text(
+        '{"role": "user", "content": "hi"}\n{"n": ' + "9" * 5_000 + "}\n"
+        '{"role": "assistant", "content": "hello"}\n'
+    )
+    conversation = load_conversation(lines)
+    assert any("line 2" in w and "4,300 digits" in w for w in conversation.warnings)
