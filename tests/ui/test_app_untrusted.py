@@ -33,6 +33,7 @@ LATEX = "$x^2 + \\frac{1}{2}$"
 HTML = f'<img src="http://{HOST}/h.png">'
 TOOL = "fetch"
 CALL_ID = f"call_{IMAGE}"
+WINDOW = "8000"  # tokens: the conversation (~4,000) is then over the threshold
 
 
 def hostile_conversation(rounds: int = 8) -> list[dict[str, Any]]:
@@ -143,7 +144,7 @@ def test_md_escape_leaves_no_markdown() -> None:
 
 
 def test_inspect_shows_the_hostile_conversation_as_text() -> None:
-    at = load_hostile(open_app())
+    at = load_hostile(open_app(p_context_length=WINDOW))
     holding = assert_no_markdown_payload(at)
     assert any(md_escape(f"Fix {IMAGE}") in source for source in holding)  # the title, escaped
 
@@ -156,8 +157,10 @@ def test_inspect_shows_the_hostile_conversation_as_text() -> None:
     at.run()
     assert any(md_code(CALL_ID) in source for source in assert_no_markdown_payload(at))
 
-    # Every phase's view after Run all.
+    # Every phase's view after Run all (a small window, so the middle really is summarised).
     click(at, "step_all")
+    assert "Before → after" in [str(element.value) for element in at.subheader]
+    assert not [w for w in at.warning if "skipped" in str(w.value)]
     for view in range(1, 7):
         at.session_state["phase_view"] = view
         at.run()
