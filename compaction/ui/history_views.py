@@ -19,6 +19,7 @@ from compaction.result import PHASE_NAMES
 from compaction.ui.palette import FATE_LABELS, REGION_COLORS
 from compaction.ui.phase_views import PHASE_TITLES, render_phase
 from compaction.ui.stored_run import HistoryUnavailable, history_call, result_from_report
+from compaction.ui.untrusted import md_escape
 
 RUN_KEY = "run"  # the opened run: bound to `?run=N`, which the Inspect page links to
 SESSION_KEY = "history_session"
@@ -169,12 +170,13 @@ def render_run(run: RunRow, original: list[Any]) -> None:
     """One stored run: figures, fates, orphan fixes and every phase view, from its report."""
     assert run.report is not None
     result = result_from_report(run.report)
-    st.subheader(f"Run #{run.id}" + (f" · {bounded_text(run.label)}" if run.label else ""))
+    label = f" · {md_escape(bounded_text(run.label))}" if run.label else ""
+    st.subheader(f"Run #{run.id}{label}")
+    title = md_escape(bounded_text(run.session_title) or run.session_id[:10])
     st.caption(
-        f"{run.created_at} · {bounded_text(run.session_title) or run.session_id[:10]} · summariser "
-        f"{run.summarizer}"
-        + (f" ({run.model})" if run.model else "")
-        + (f" · focus: {run.focus}" if run.focus else "")
+        f"{run.created_at} · {title} · summariser {md_escape(run.summarizer)}"
+        + (f" ({md_escape(run.model)})" if run.model else "")
+        + (f" · focus: {md_escape(run.focus)}" if run.focus else "")
     )
     columns = st.columns(4)
     columns[0].metric("Tokens before", f"{run.tokens_before:,}")
@@ -182,9 +184,11 @@ def render_run(run: RunRow, original: list[Any]) -> None:
     columns[2].metric("Savings", f"{run.savings_pct:.1f}%")
     columns[3].metric("Messages", f"{run.messages_before} → {run.messages_after}")
     if run.skipped:
-        st.warning(f"Compaction skipped: {run.skip_reason}.")
+        st.warning(f"Compaction skipped: {md_escape(run.skip_reason)}.")
     if run.fallback_used:
-        st.warning(f"Fallback used: **{run.fallback_used}** ({run.fallback_reason}).")
+        st.warning(
+            f"Fallback used: **{md_escape(run.fallback_used)}** ({md_escape(run.fallback_reason)})."
+        )
     counts: dict[str, int] = {}
     for index in range(run.messages_before):
         fate = result.fates.get(index, "kept")

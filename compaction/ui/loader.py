@@ -29,6 +29,7 @@ from compaction.ui.machine_sessions import (
 )
 from compaction.ui.params import apply_sample_settings
 from compaction.ui.state import Loaded, get_loaded, make_loaded, set_loaded
+from compaction.ui.untrusted import md_escape
 
 LOAD_ERROR_KEY = "_load_error"
 MAX_WARNINGS_SHOWN = 20
@@ -158,7 +159,7 @@ def _upload_tab() -> None:
     try:
         conversations = _parse_upload(upload.name, data)
     except _IMPORT_ERRORS as exc:
-        st.error(f"Could not import {upload.name}: {exc}")
+        st.error(f"Could not import {md_escape(upload.name)}: {md_escape(exc)}")
         return
     index = 0
     if len(conversations) > 1:
@@ -236,7 +237,11 @@ def render_loader() -> Loaded | None:
     loaded = get_loaded()
     if loaded is None:
         _warm_up()
-    label = "Load a conversation" if loaded is None else f"Loaded: {loaded.title} — load another"
+    label = (
+        "Load a conversation"
+        if loaded is None
+        else f"Loaded: {md_escape(loaded.title)} — load another"
+    )
     with st.expander(label, expanded=loaded is None):
         sample_tab, upload_tab, machine_tab, paste_tab = st.tabs(
             ["Sample", "Upload", "On this machine", "Paste JSON"]
@@ -263,7 +268,7 @@ def render_loader() -> Loaded | None:
             st.text_area("Conversation JSON", key="load_paste", height=150)
             st.button("Load pasted JSON", key="load_paste_btn", on_click=_paste_clicked)
     if error := st.session_state.pop(LOAD_ERROR_KEY, None):
-        st.error(error)
+        st.error(md_escape(error))
     loaded = get_loaded()
     if loaded is not None:
         render_follow(loaded, _open_local)
@@ -271,7 +276,7 @@ def render_loader() -> Loaded | None:
     if loaded is not None and loaded.warnings:
         shown = loaded.warnings[:MAX_WARNINGS_SHOWN]
         more = len(loaded.warnings) - len(shown)
-        text = "\n".join(f"- {warning}" for warning in shown)
+        text = "\n".join(f"- {md_escape(warning)}" for warning in shown)
         if more:
             text += f"\n- … and {more} more"
         st.warning(f"Import warnings ({len(loaded.warnings)}):\n{text}")
@@ -281,7 +286,7 @@ def render_loader() -> Loaded | None:
 def _render_import_report(loaded: Loaded) -> None:
     """What the import read and skipped, and the compactions the agent itself made."""
     if loaded.compactions:
-        lines = "\n".join(f"- {line}" for line in loaded.compactions)
+        lines = "\n".join(f"- {md_escape(line)}" for line in loaded.compactions)
         st.info(
             f"The agent compacted this session itself {len(loaded.compactions)} time(s); "
             f"its summary is kept where the agent continued from it:\n{lines}"
@@ -290,8 +295,8 @@ def _render_import_report(loaded: Loaded) -> None:
         return
     summary, *skipped = loaded.report
     if not skipped:
-        st.caption(f"Import: {summary}.")
+        st.caption(f"Import: {md_escape(summary)}.")
         return
-    with st.expander(f"Import: {summary}"):
+    with st.expander(f"Import: {md_escape(summary)}"):
         # Record kinds come from the file: shown as plain text, never as Markdown.
         st.text("\n".join(skipped))

@@ -29,6 +29,7 @@ from compaction.formats.local_sessions import (
     root_of,
 )
 from compaction.ui.state import Loaded
+from compaction.ui.untrusted import md_escape
 
 SOURCE_PREFIX = "local:"
 FOLLOW_KEY = "machine_follow"
@@ -104,7 +105,7 @@ def render_machine_tab(on_open: Any) -> None:
     sessions = _listing()
     if not sessions:
         where = "; ".join(f"{root.agent}: {root_of(root)} (${root.variable})" for root in ROOTS)
-        st.info(f"No agent sessions were found on this machine. Looked in {where}.")
+        st.info(f"No agent sessions were found on this machine. Looked in {md_escape(where)}.")
         return
     query = st.text_input(
         "Search sessions (agent, project, path)", key="machine_query", placeholder="e.g. codex api"
@@ -155,13 +156,13 @@ def _poll(reload: Any) -> None:
         return
     path, mtime, size = followed
     if not modified_since(Path(path), mtime, size):
-        st.caption(f"Following {Path(path).name}: no change since it was loaded.")
+        st.caption(f"Following {md_escape(Path(path).name)}: no change since it was loaded.")
         return
     try:
         reload(Path(path))
     except CompactionError as exc:
         # A half-written last line is reported by the importer as a warning; anything worse is
         # shown and the previous state kept, so following survives a bad moment in the file.
-        st.warning(f"Could not reload {Path(path).name}: {exc}")
+        st.warning(f"Could not reload {md_escape(Path(path).name)}: {md_escape(exc)}")
         return
     st.rerun(scope="app")

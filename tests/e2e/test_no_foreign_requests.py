@@ -195,9 +195,6 @@ def test_nothing_but_the_loader_label_requests_another_origin(seen: Seen) -> Non
     assert [link for link in seen.links if link[1] != "label"] == [], "a link is clickable"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="compaction/ui/loader.py renders the raw title in its expander label"
-)
 def test_no_request_leaves_the_app_origin(seen: Seen) -> None:
     assert seen.foreign == [], f"requests to other origins: {seen.foreign}"
     assert seen.images == [], f"images from the conversation in the page: {seen.images}"

@@ -12,7 +12,6 @@ import re
 from typing import Any
 
 import pandas  # noqa: F401  (see below)
-import pytest
 from app_helpers import ROOT, click, open_app
 from streamlit.testing.v1 import AppTest
 
@@ -190,9 +189,6 @@ def test_compare_shows_stored_titles_and_labels_as_text() -> None:
     assert any(md_escape(f"label {LINK}") in source for source in holding)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="compaction/ui/loader.py puts the raw title in its expander label"
-)
 def test_loader_label_shows_the_title_as_text() -> None:
     at = load_hostile(open_app())
     assert_no_markdown_payload(at, loader=True)
