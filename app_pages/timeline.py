@@ -43,7 +43,12 @@ st.caption(
     f"{timeline.summarizer} summariser · window {timeline.window:,} · threshold "
     f"{timeline.threshold:,}"
 )
-st.plotly_chart(sawtooth_chart(timeline), key="sawtooth")
+st.plotly_chart(sawtooth_chart(timeline, loaded.recorded), key="sawtooth")
+if loaded.recorded:
+    st.caption(
+        "★ marks the compactions the session's own agent made (as recorded in its file); "
+        "the diamonds are this replay's. The Audit page shows what each recorded one forgot."
+    )
 if over := [event for event in timeline.events if event.over_window]:
     numbers = ", ".join(f"#{event.number}" for event in over)
     reason = (

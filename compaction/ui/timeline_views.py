@@ -12,11 +12,13 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import plotly.graph_objects as go
 import streamlit as st
 
 from compaction.config import CompactionConfig
+from compaction.lab.audit import AGENT_NAMES
 from compaction.lab.drift import DriftEntry
 from compaction.lab.timeline import (
     EFFECTIVE,
@@ -104,8 +106,23 @@ def event_inputs(messages: Sequence[Message], timeline: Timeline) -> dict[int, l
     return inputs
 
 
-def sawtooth_chart(timeline: Timeline) -> go.Figure:
-    """Context tokens per step, window and threshold lines, a marker per compaction event."""
+RECORDED_COLOR = "#2A2A2A"
+
+
+def recorded_hover(record: dict[str, Any]) -> str:
+    """`Claude Code compacted here, auto, 167,094 tokens` (escaped: it goes into plotly HTML)."""
+    agent = AGENT_NAMES.get(str(record.get("agent")), str(record.get("agent")))
+    tokens = record.get("tokens_before")
+    text = f"{agent} compacted here, {record.get('trigger', 'unknown')}"
+    if isinstance(tokens, int):
+        text += f", {tokens:,} tokens"
+    return html.escape(text)
+
+
+def sawtooth_chart(timeline: Timeline, recorded: Sequence[dict[str, Any]] = ()) -> go.Figure:
+    """Context tokens per step, window and threshold lines, a marker per compaction event, and
+    the compactions the session's own agent recorded (`recorded`, RecordedCompaction dicts) as
+    markers of their own, distinct from the simulated ones."""
     xs, ys = timeline.sawtooth()
     figure = go.Figure()
     figure.add_trace(
@@ -133,6 +150,31 @@ def sawtooth_chart(timeline: Timeline) -> go.Figure:
                 hoverinfo="text",
             )
         )
+    if recorded:
+        at = dict(zip(xs, ys, strict=False))
+        points = [
+            (
+                int(r["position"]),
+                r["tokens_before"]
+                if isinstance(r.get("tokens_before"), int)
+                else at.get(int(r["position"]), 0),
+                recorded_hover(r),
+            )
+            for r in recorded
+        ]
+        figure.add_trace(
+            go.Scatter(
+                x=[p[0] for p in points],
+                y=[p[1] for p in points],
+                mode="markers",
+                name=f"recorded by the agent ({len(points)})",
+                marker={"color": RECORDED_COLOR, "size": 15, "symbol": "star"},
+                hovertext=[p[2] for p in points],
+                hoverinfo="text",
+            )
+        )
+        for x, _, _ in points:
+            figure.add_vline(x=x, line_dash="dot", line_color=RECORDED_COLOR)
     for y, label, dash in (
         (timeline.threshold, f"threshold {timeline.threshold:,}", "dash"),
         (timeline.window, f"window {timeline.window:,}", "solid"),

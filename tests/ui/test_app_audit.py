@@ -41,3 +41,23 @@ def test_the_audit_page_shows_the_agents_compaction_beside_ours() -> None:
 def test_a_session_without_recorded_compactions_says_what_has_them() -> None:
     at = open_app(AUDIT, sample="quick-fix")
     assert any("records no compaction its agent made" in str(i.value) for i in at.info)
+
+
+def test_the_timeline_marks_the_agents_own_compaction_apart_from_the_replay() -> None:
+    import json
+
+    if not SPOTTER.is_file():
+        pytest.skip(f"the shared corpus is absent ({CORPUS})")
+    at = open_app(ROOT / "app_pages" / "timeline.py")
+    at.file_uploader(key="load_upload").set_value(
+        (SPOTTER.name, SPOTTER.read_bytes(), "text/plain")
+    )
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    chart = next(c for c in at.get("plotly_chart") if "sawtooth" in str(c.proto.id))
+    figure = json.loads(chart.proto.spec)
+    (marker,) = [t for t in figure["data"] if t.get("name", "").startswith("recorded by")]
+    assert marker["name"] == "recorded by the agent (1)"
+    assert marker["x"] == [229] and marker["y"] == [167094]
+    assert marker["hovertext"] == ["Claude Code compacted here, auto, 167,094 tokens"]
+    assert any("★ marks the compactions" in str(c.value) for c in at.caption)
