@@ -74,7 +74,13 @@ def _rows(sessions: list[SessionFile]) -> list[dict[str, Any]]:
                 "project": session.project,
                 "messages": facts.messages if facts is not None else None,
                 "tokens": facts.tokens if facts is not None else None,
-                "compactions": facts.compactions if facts is not None else None,
+                "agent compacted": (
+                    None
+                    if facts is None or facts.compactions is None
+                    else f"★ {facts.compactions}"
+                    if facts.compactions
+                    else "—"
+                ),
                 "size (KB)": round(session.size / 1024, 1),
                 "path": str(session.path),
             }
@@ -111,6 +117,14 @@ def render_machine_tab(on_open: Any) -> None:
         "Search sessions (agent, project, path)", key="machine_query", placeholder="e.g. codex api"
     )
     shown = [s for s in sessions if _matches(s, query)] if query else sessions
+    if st.checkbox(
+        "Only sessions whose agent compacted (counted ones)",
+        key="machine_compacted",
+        help="Sessions where the agent itself compacted its context: open one on the Audit "
+        "page to see what each compaction forgot.",
+    ):
+        cache = _facts_cache()
+        shown = [s for s in shown if (facts := cache.get(s)) is not None and facts.compactions]
     st.caption(
         f"{len(shown)} of {len(sessions)} session(s), newest first. Messages and tokens are "
         "counted on demand and cached until the file changes."

@@ -51,3 +51,44 @@ def test_no_sessions_says_where_it_looked(tmp_path: Path, monkeypatch: pytest.Mo
         monkeypatch.setenv(root.variable, str(tmp_path / "nothing" / root.agent))
     at = open_app()
     assert any("No agent sessions were found on this machine" in str(i.value) for i in at.info)
+
+
+def test_sessions_whose_agent_compacted_are_flagged_and_can_be_picked_out(
+    live_session: Path,
+) -> None:
+    import json
+
+    compacted = live_session.parent / "compacted.jsonl"
+    records = [
+        record("user", "a", None, "first request"),
+        record("assistant", "b", "a", "done"),
+        {
+            "type": "system",
+            "subtype": "compact_boundary",
+            "uuid": "c",
+            "parentUuid": None,
+            "logicalParentUuid": "b",
+            "sessionId": "live",
+            "compactMetadata": {"trigger": "manual", "preTokens": 1234},
+        },
+        {
+            **record(
+                "user",
+                "d",
+                "c",
+                "This session is being continued from a previous "
+                "conversation that ran out of context. Summary: …",
+            ),
+            "isCompactSummary": True,
+        },
+        record("user", "e", "d", "second request"),
+    ]
+    compacted.write_text("".join(json.dumps(r) + "\n" for r in records))
+    at = open_app()
+    click(at, "machine_count")
+    table = at.dataframe[0].value
+    flags = dict(zip(table["path"], table["agent compacted"], strict=True))
+    assert flags == {str(compacted): "★ 1", str(live_session): "—"}
+    at.checkbox(key="machine_compacted").check()
+    at.run()
+    assert list(at.dataframe[0].value["path"]) == [str(compacted)]
