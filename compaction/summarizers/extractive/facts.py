@@ -14,6 +14,7 @@ import re
 from typing import Any, NamedTuple
 
 from compaction.messages import parse_arguments
+from compaction.redact import redact
 from compaction.summarizers.extractive import text as tx
 from compaction.summarizers.extractive.cache import FactCache, register
 from compaction.summarizers.extractive.findings import (
@@ -56,8 +57,20 @@ _PATH_ARGUMENTS = ("path", "file_path", "filename", "absolute_path", "target_fil
 Identifiers = tuple[tuple[str, str], ...]
 
 
+# Words that name a secret in an assignment (`ENCRYPTION_KEY=9f3a…`): a value found in such a
+# text is kept only if the redactor leaves it, or the summary would carry the secret without
+# its name (as a bare "hash"), where the line-by-line redaction of the summary cannot see it.
+_SECRET_NAME = re.compile(r"(?i)key|token|secret|passw|auth|credential")
+
+
 def _identifiers(text: str, prose: bool) -> Identifiers:
-    return tuple((identifier_kind(v), v) for v in identifiers(text if prose else readable(text)))
+    source = text if prose else readable(text)
+    found = identifiers(source)
+    if found and _SECRET_NAME.search(source):
+        redacted = redact(source)
+        if redacted != source:
+            found = [value for value in found if value in redacted]
+    return tuple((identifier_kind(v), v) for v in found)
 
 
 class UserFacts(NamedTuple):
