@@ -58,20 +58,27 @@ def render_event(event: AuditEvent, loaded: Loaded) -> None:
     )
     left, right = st.columns(2)
     with left:
-        st.markdown("**The agent's summary**")
-        if event.summary is None:
-            st.info("Encrypted by the agent's provider: it cannot be read or scored.")
-        else:
-            with st.container(height=420):
-                st.text(event.summary)
+        _summary_column(
+            "The agent's summary",
+            event.summary,
+            "Encrypted by the agent's provider: it cannot be read or scored.",
+        )
     with right:
-        st.markdown("**Ours at the same size**")
-        if event.pipeline_summary is None:
-            st.info("Our pipeline wrote no summary at this size (nothing left to summarise).")
-        else:
-            with st.container(height=420):
-                st.text(event.pipeline_summary)
+        _summary_column(
+            "Ours at the same size",
+            event.pipeline_summary,
+            "Our pipeline wrote no summary at this size (nothing left to summarise).",
+        )
     render_forgotten(event, loaded)
+
+
+def _summary_column(title: str, text: str | None, missing: str) -> None:
+    st.markdown(f"**{title}**")
+    if text is None:
+        st.info(missing)
+        return
+    with st.container(height=420):
+        st.text(text)  # untrusted: plain text
 
 
 def render_forgotten(event: AuditEvent, loaded: Loaded) -> None:
