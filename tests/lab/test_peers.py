@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from compaction.errors import ConfigError, CompactionError
+from compaction.errors import CompactionError, ConfigError
 from compaction.formats import load_conversations
 from compaction.lab.peers import (
     PEER_NAMES,
@@ -288,9 +288,9 @@ def test_masking_keeps_every_action_and_only_the_last_m_turns_observations() -> 
 
 def test_peer_parameters_are_checked_by_name() -> None:
     assert make_peer("hermes", {"protect_last_n": 10}).protect_last_n == 10  # type: ignore[attr-defined]
-    with pytest.raises(ConfigError, match="unknown parameter hermes.tail"):
+    with pytest.raises(ConfigError, match=r"unknown parameter hermes\.tail"):
         make_peer("hermes", {"tail": 1})
-    with pytest.raises(ConfigError, match="codex.user_budget_tokens must be at least 0"):
+    with pytest.raises(ConfigError, match=r"codex\.user_budget_tokens must be at least 0"):
         make_peer("codex", {"user_budget_tokens": -1})
     with pytest.raises(ConfigError, match="unknown peer 'claude'"):
         make_peer("claude")
