@@ -111,12 +111,10 @@ def test_hermes_trigger_threshold_and_anti_thrash() -> None:
     assert hermes.threshold(200_000) == 150_000  # under 512K: raised to 0.75
     assert hermes.threshold(1_000_000) == 256_000  # 0.5 would be 500K: capped
     assert hermes.threshold(hermes.window_for(30_000)) == 30_000
-    messages = agentic_run(rounds=4, output_chars=400)
-    rough = COUNTER.count_messages(messages)
-    window = int(rough / 0.75)
-    assert hermes.should_compact(0, messages, window, PeerState())
-    assert not hermes.should_compact(0, messages, window * 2, PeerState())
-    assert not hermes.should_compact(0, messages, window, PeerState(ineffective=2))
+    assert Hermes.estimate == "rough"  # hermes decides on characters / 4
+    assert hermes.should_compact(150_000, [], 200_000, PeerState())
+    assert not hermes.should_compact(149_999, [], 200_000, PeerState())
+    assert not hermes.should_compact(150_000, [], 200_000, PeerState(ineffective=2))
 
 
 # -- codex ----------------------------------------------------------------------------------------

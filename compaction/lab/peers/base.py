@@ -130,6 +130,8 @@ class Peer(Protocol):
     version: ClassVar[str]
     #: "tokens" (a share of the window) or "events" (a message count) or "none" (every call).
     trigger_kind: ClassVar[str]
+    #: The counter the peer decides with ("rough": characters / 4), or None for the lab's own.
+    estimate: ClassVar[str | None]
 
     def threshold(self, window: int) -> int: ...
 
@@ -137,7 +139,10 @@ class Peer(Protocol):
 
     def should_compact(
         self, tokens: int, messages: Sequence[Message], window: int, state: PeerState
-    ) -> bool: ...
+    ) -> bool:
+        """`tokens` is the context counted with the peer's `estimate` (the caller keeps a
+        running total, so a replay never recounts the whole context at every step)."""
+        ...
 
     def compact(
         self,

@@ -87,6 +87,7 @@ class Codex:
     name: ClassVar[str] = "codex"
     version: ClassVar[str] = "Codex CLI codex-rs compact.rs (as PEERS.md)"
     trigger_kind: ClassVar[str] = "tokens"
+    estimate: ClassVar[str | None] = None
 
     limit_ratio: float = 0.90
     fixed_limit: int = 0

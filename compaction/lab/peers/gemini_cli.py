@@ -77,6 +77,7 @@ class GeminiCli:
     name: ClassVar[str] = "gemini-cli"
     version: ClassVar[str] = "Gemini CLI chatCompressionService.ts (as PEERS.md)"
     trigger_kind: ClassVar[str] = "tokens"
+    estimate: ClassVar[str | None] = None
 
     threshold_ratio: float = 0.5
     preserve_fraction: float = 0.3

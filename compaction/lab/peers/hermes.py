@@ -68,6 +68,7 @@ class Hermes:
     name: ClassVar[str] = "hermes"
     version: ClassVar[str] = "hermes-agent v0.18.2"
     trigger_kind: ClassVar[str] = "tokens"
+    estimate: ClassVar[str | None] = "rough"
 
     threshold_ratio: float = 0.50
     small_window_ratio: float = 0.75
@@ -119,10 +120,10 @@ class Hermes:
     def should_compact(
         self, tokens: int, messages: Sequence[Message], window: int, state: PeerState
     ) -> bool:
-        del tokens  # hermes estimates its own count: characters / 4
+        del messages  # `tokens` is hermes' own estimate: characters / 4
         if state.ineffective >= self.max_ineffective:
             return False
-        return make_counter("rough").count_messages(messages) >= self.threshold(window)
+        return tokens >= self.threshold(window)
 
     def compact(
         self,

@@ -42,6 +42,7 @@ class ObservationMasking:
     name: ClassVar[str] = "observation-masking"
     version: ClassVar[str] = "JetBrains, The Complexity Trap (NeurIPS 2025 DL4Code)"
     trigger_kind: ClassVar[str] = "none"
+    estimate: ClassVar[str | None] = None
 
     window_turns: int = 10
 

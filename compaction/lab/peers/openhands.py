@@ -55,6 +55,7 @@ class OpenHands:
     name: ClassVar[str] = "openhands"
     version: ClassVar[str] = "OpenHands V0 LLMSummarizingCondenser (default condenser)"
     trigger_kind: ClassVar[str] = "events"
+    estimate: ClassVar[str | None] = None
 
     max_size: int = 120
     keep_first: int = 4
