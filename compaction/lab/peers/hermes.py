@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from compaction.lab.peers.base import (
     PLACEHOLDER,
@@ -187,11 +187,7 @@ class Hermes:
             "placeholders": len(fates),
         }
         if tail_start <= head_end:
-            run = unchanged(
-                self.name, original, tokens_before, "nothing between the head and the tail"
-            )
-            run.details = details
-            return run
+            return self._pruned_only(original, pruned, fates, tokens_before, counter, details)
 
         summaries = [i for i in previous_summaries(original) if head_end <= i < tail_start]
         previous = state.previous_summary
@@ -266,4 +262,34 @@ class Hermes:
                 "summarizer": getattr(summarizer, "name", type(summarizer).__name__),
                 "ineffective": state.ineffective,
             },
+        )
+
+    def _pruned_only(
+        self,
+        original: list[Message],
+        pruned: list[Message],
+        fates: dict[int, str],
+        tokens_before: int,
+        counter: TokenCounter,
+        details: dict[str, Any],
+    ) -> PeerRun:
+        """Nothing between head and tail: the pruned conversation, when pruning changed it."""
+        if not fates:
+            run = unchanged(
+                self.name, original, tokens_before, "nothing between the head and the tail"
+            )
+            run.details = details
+            return run
+        return PeerRun(
+            peer=self.name,
+            messages=pruned,
+            origins=list(range(len(pruned))),
+            fates={index: fates.get(index, KEPT) for index in range(len(original))},
+            tokens_before=tokens_before,
+            tokens_after=counter.count_messages(pruned),
+            notes=[
+                "after pruning, everything past the head fits the tail budget: nothing to "
+                "summarise, the pruned conversation is the result"
+            ],
+            details=details,
         )
