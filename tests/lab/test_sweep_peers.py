@@ -33,9 +33,9 @@ def test_peer_fields_parse_as_axes_with_their_own_types_and_ranges() -> None:
     assert "observation-masking.window_turns" in peer_field_names()
     assert field_kind("gemini-cli.preserve_fraction") is float
     assert parse_param("openhands.max_size=60:180:60") == ("openhands.max_size", [60, 120, 180])
-    with pytest.raises(ConfigError, match="invalid value 2.0 for parameter hermes.tail_ratio"):
+    with pytest.raises(ConfigError, match=r"invalid value 2\.0 for parameter hermes\.tail_ratio"):
         parse_param("hermes.tail_ratio=0.1,2")
-    with pytest.raises(ConfigError, match="unknown parameter 'hermes.nothing'"):
+    with pytest.raises(ConfigError, match=r"unknown parameter 'hermes\.nothing'"):
         parse_param("hermes.nothing=1")
 
 
