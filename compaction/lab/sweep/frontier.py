@@ -177,8 +177,7 @@ def _peer_snippets(peer_params: Mapping[str, Any]) -> dict[str, str]:
     fields = {name.partition(".")[2]: value for name, value in peer_params.items()}
     return {
         "python": (
-            "from compaction.lab.peers import make_peer\n"
-            f"peer = make_peer({peer!r}, {fields!r})"
+            f"from compaction.lab.peers import make_peer\npeer = make_peer({peer!r}, {fields!r})"
         ),
         "cli": f"compaction eval INPUT --strategies {peer},compaction",
         "yaml": (
