@@ -71,9 +71,10 @@ def fate_rows(
     return {
         "#": list(range(len(messages))),
         "role": [str(m.get("role")) for m in messages],
-        "message": [content_text(m)[:PREVIEW_CHARS].replace("\n", " ") for m in messages],
         OURS: ours_fates,
         theirs.peer: peer_fates,
+        # After the fates: a wide preview must not push the two fate columns out of view.
+        "message": [content_text(m)[:PREVIEW_CHARS].replace("\n", " ") for m in messages],
         "differs": [a != b for a, b in zip(ours_fates, peer_fates, strict=True)],
     }
 

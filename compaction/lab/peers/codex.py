@@ -85,7 +85,7 @@ class Codex:
     """Codex CLI's local compaction (codex-rs compact.rs; see the module doc)."""
 
     name: ClassVar[str] = "codex"
-    version: ClassVar[str] = "Codex CLI codex-rs compact.rs (as PEERS.md)"
+    version: ClassVar[str] = "Codex CLI, codex-rs compact.rs (as PEERS.md describes it)"
     trigger_kind: ClassVar[str] = "tokens"
     estimate: ClassVar[str | None] = None
 

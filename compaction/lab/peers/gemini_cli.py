@@ -75,7 +75,7 @@ class GeminiCli:
     """Gemini CLI's chat compression (chatCompressionService.ts; see the module doc)."""
 
     name: ClassVar[str] = "gemini-cli"
-    version: ClassVar[str] = "Gemini CLI chatCompressionService.ts (as PEERS.md)"
+    version: ClassVar[str] = "Gemini CLI, chatCompressionService.ts (as PEERS.md describes it)"
     trigger_kind: ClassVar[str] = "tokens"
     estimate: ClassVar[str | None] = None
 
