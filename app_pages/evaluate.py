@@ -4,10 +4,12 @@ target — savings, provider validity and probe recall — for the loaded sessio
 import streamlit as st
 
 from compaction.errors import CompactionError
+from compaction.lab.evaluate import STRATEGY_NAMES
 from compaction.samples import SAMPLES_DIR
 from compaction.ui.evaluate_views import (
     folder_section,
     lost_facts,
+    peer_picker,
     recall_scatter,
     session_evaluation,
     strategies_table,
@@ -27,6 +29,7 @@ ratio = st.slider(
     key="evaluate_ratio",
     bind="query-params",  # an evaluation at a chosen target can be shared as a link
 )
+strategies = (*STRATEGY_NAMES, *peer_picker())
 kind = "extractive" if settings.summarizer == "llm" else settings.summarizer
 if settings.summarizer == "llm":
     st.caption(
@@ -44,7 +47,7 @@ elif settings.config is None:
 else:
     try:
         evaluation = session_evaluation(
-            loaded.content_hash, loaded.messages, settings.config, kind, ratio
+            loaded.content_hash, loaded.messages, settings.config, kind, ratio, strategies
         )
     except CompactionError as exc:
         st.error(f"The evaluation could not run: {md_escape(exc)}")
@@ -60,4 +63,4 @@ else:
 
 st.divider()
 st.header("A folder of sessions")
-folder_section(SAMPLES_DIR, ratio)
+folder_section(SAMPLES_DIR, ratio, strategies)

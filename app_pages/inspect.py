@@ -6,6 +6,7 @@ from compaction.ui import compute
 from compaction.ui.frame import current_settings, require_config
 from compaction.ui.inspect_view import render_final, render_overview, run_llm_now
 from compaction.ui.loader import render_loader
+from compaction.ui.peer_compare import render_peer_compare
 from compaction.ui.phase_views import render_phase
 from compaction.ui.stepper import (
     CLEANUP_STEP,
@@ -52,3 +53,6 @@ if shown is not None:
 if step >= CLEANUP_STEP and not result.skipped:
     st.divider()
     render_final(loaded, result, settings, compute.run_key(loaded, settings))
+if step >= CLEANUP_STEP:
+    st.divider()
+    render_peer_compare(loaded, result, settings)  # issue 18: a peer's policy beside ours

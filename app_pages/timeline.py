@@ -10,6 +10,7 @@ from compaction.ui.loader import render_loader
 from compaction.ui.timeline_views import (
     event_inputs,
     event_label,
+    policy_picker,
     render_drift,
     render_event,
     replay,
@@ -25,8 +26,9 @@ if loaded is None:
     st.stop()
 require_config(settings)
 
+policy = policy_picker()
 try:
-    timeline = replay(loaded, settings)
+    timeline = replay(loaded, settings, policy)
 except CompactionError as exc:
     st.error(f"The replay could not run: {md_escape(exc)}")
     st.stop()
@@ -38,10 +40,15 @@ columns = st.columns(5)
 columns[0].metric("Events", len(timeline.events))
 for column, (outcome, count) in zip(columns[1:], outcomes.items(), strict=True):
     column.metric(outcome.capitalize(), count)
+threshold = (
+    f"{timeline.threshold:,} events"
+    if timeline.trigger == "events"
+    else ("none (every call)" if timeline.trigger == "none" else f"{timeline.threshold:,}")
+)
 st.caption(
     f"{len(timeline.steps):,} messages replayed in {timeline.duration_s:.2f} s with the "
-    f"{timeline.summarizer} summariser · window {timeline.window:,} · threshold "
-    f"{timeline.threshold:,}"
+    f"{timeline.summarizer} summariser · window {timeline.window:,} · threshold {threshold}"
+    + (f" · {md_escape(timeline.policy)}'s trigger and policy" if policy != "compaction" else "")
 )
 st.plotly_chart(sawtooth_chart(timeline, loaded.recorded), key="sawtooth")
 if loaded.recorded:
@@ -60,6 +67,12 @@ if over := [event for event in timeline.events if event.over_window]:
         f"After event(s) {numbers} the context is still over the {timeline.window:,}-token "
         f"window, so a model with this window would reject the request: {reason}."
     )
+if not timeline.events and timeline.trigger == "none":
+    st.info(
+        "Observation masking has no compaction events: it masks every observation older than "
+        "its last turns at every call, so the line above is the masked context."
+    )
+    st.stop()
 if not timeline.events:
     st.info(
         "The context never reached the threshold: lower the context length or the threshold "

@@ -244,3 +244,34 @@ def test_eval_summarises_with_a_model_and_runs_the_judged_probes(
     assert "sk-eval-secret-77" not in report and "sk-eval-secret-77" not in result.output
     judged = json.loads(report)["sessions"][0]["judged"]
     assert [row["strategy"] for row in judged] == ["head-tail", "compaction"]
+
+
+PEER_STRATEGIES = "hermes,codex,openhands,gemini-cli,observation-masking,compaction"
+
+
+def test_eval_table_with_the_peers_checks_each_peer_for_provider_validity(tmp_path: Path) -> None:
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    for rounds in (6, 12):
+        write_session(folder / f"s{rounds}.json", rounds=rounds)
+    out = tmp_path / "eval.json"
+    result = CliRunner().invoke(
+        main, ["eval", str(folder), "--strategies", PEER_STRATEGIES, "--json", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    names = PEER_STRATEGIES.split(",")
+    lines = result.output.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("strategy"))
+    assert "openai ✗" in lines[header] and "anthropic ✗" in lines[header]
+    assert [line.split()[0] for line in lines[header + 2 : header + 2 + len(names)]] == names
+    report = json.loads(out.read_text())
+    assert [row["strategy"] for row in report["table"]] == names
+    for session in report["sessions"]:
+        for name in names:
+            row = session["strategies"][name]
+            # Each peer's own output was validated, and it reports tokens, savings and recall.
+            assert {"openai_errors", "anthropic_errors", "valid", "tokens", "recall"} <= set(row)
+    # Codex keeps no assistant or tool message: on these sessions it saves more than masking.
+    table = {row["strategy"]: row for row in report["table"]}
+    assert table["codex"]["mean_savings_pct"] > table["observation-masking"]["mean_savings_pct"]
+    assert table["codex"]["openai_failures"] == 0

@@ -271,7 +271,8 @@ def _no_session_evaluated(
     "--strategies",
     default=",".join(STRATEGY_NAMES),
     show_default=True,
-    help="Comma-separated strategies to compare.",
+    help="Comma-separated strategies to compare. Peers' published policies may be added by "
+    "name: hermes, codex, openhands, gemini-cli, observation-masking.",
 )
 @click.option(
     "--target-ratio",

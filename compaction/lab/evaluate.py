@@ -13,6 +13,10 @@ identifiers) that are still present afterwards. The strategies:
 - `head-tail-matched`: head-tail given exactly the tokens `compaction` left. The pipeline may stay
   above the target (its head, its last-user anchor and its summary have a floor), and recall bought
   with more tokens proves little; this row compares the two at equal size.
+- the peers (`hermes`, `codex`, `openhands`, `gemini-cli`, `observation-masking`): each peer's
+  published policy (lab/peers/), forced once at the window whose trigger fires at the target, its
+  summary written by the given summariser. Asked for by name only (not in the default set), and
+  measured like the rest: an output a provider rejects is reported, never repaired.
 
 `Evaluation.summary_row()` is a small, picklable digest of one conversation (what the CLI's worker
 processes send back); `aggregate()` folds many digests into one row per strategy (the table the
@@ -30,6 +34,7 @@ from compaction.compactor import Compactor, check_components
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError
 from compaction.lab.judgement import Judgement
+from compaction.lab.peers import PEER_NAMES, PEERS, PeerRun, run_at_target
 from compaction.lab.probes import CATEGORIES, Fact, Recall, mine_facts, recall
 from compaction.lab.strategies import BASELINES, config_for_target
 from compaction.lab.timeline import conversation_messages
@@ -37,12 +42,15 @@ from compaction.message_input import validate_messages
 from compaction.messages import Message
 from compaction.result import CompactionResult
 from compaction.summarizers.base import Summarizer
+from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.tokens import make_counter
 from compaction.validate import PROVIDERS, Problem, errors, validate
 
 COMPACTION = "compaction"
 MATCHED = "head-tail-matched"
 STRATEGY_NAMES: tuple[str, ...] = (*BASELINES, COMPACTION, MATCHED)
+#: Every name `--strategies` accepts: the default set above, then the peers (by name only).
+KNOWN_STRATEGIES: tuple[str, ...] = (*STRATEGY_NAMES, *PEER_NAMES)
 DEFAULT_TARGET_RATIO = 0.33
 
 
@@ -58,6 +66,8 @@ class StrategyOutcome:
     recall: Recall
     duration_s: float
     result: CompactionResult | None = field(default=None, repr=False)
+    #: A peer's run (what its policy kept, cut and dropped), for the peers only.
+    peer: PeerRun | None = field(default=None, repr=False)
 
     @property
     def savings_pct(self) -> float:
@@ -107,6 +117,8 @@ class StrategyOutcome:
         if self.result is not None:
             data["compaction"] = self.result.to_dict(include_phase_messages=False)
             data["compaction"].pop("messages", None)
+        if self.peer is not None:
+            data["peer"] = self.peer.to_dict()
         if include_messages:
             data["messages"] = self.messages
         return data
@@ -168,16 +180,16 @@ def parse_strategies(names: str | Iterable[str]) -> tuple[str, ...]:
     if not isinstance(names, str | list | tuple):
         raise ConfigError(
             "strategies must be a comma-separated string or a list of strategy names "
-            f"({', '.join(STRATEGY_NAMES)}), got {type(names).__name__}"
+            f"({', '.join(KNOWN_STRATEGIES)}), got {type(names).__name__}"
         )
     items = names.split(",") if isinstance(names, str) else list(names)
     if not all(isinstance(name, str) for name in items):
         raise ConfigError(f"strategies must be names (text), got {items!r}")
     chosen = tuple(dict.fromkeys(name.strip() for name in items if name.strip()))
-    unknown = [name for name in chosen if name not in STRATEGY_NAMES]
+    unknown = [name for name in chosen if name not in KNOWN_STRATEGIES]
     if unknown or not chosen:
         shown = ", ".join(repr(name) for name in unknown) or "none given"
-        raise ConfigError(f"unknown strategy {shown}; choose from {', '.join(STRATEGY_NAMES)}")
+        raise ConfigError(f"unknown strategy {shown}; choose from {', '.join(KNOWN_STRATEGIES)}")
     return chosen
 
 
@@ -222,7 +234,13 @@ def evaluate(
     for name in order:
         began = time.perf_counter()
         result: CompactionResult | None = None
-        if name == COMPACTION:
+        peer_run: PeerRun | None = None
+        if name in PEERS:
+            peer_run = run_at_target(
+                PEERS[name], messages, target, counter, summarizer or ExtractiveSummarizer()
+            )
+            output = peer_run.messages
+        elif name == COMPACTION:
             compactor = Compactor(config_for_target(target, base), summarizer, counter)
             result = compactor.compress(messages, force=True)
             output = result.messages
@@ -240,6 +258,7 @@ def evaluate(
             recall=recall(facts, output),
             duration_s=duration,
             result=result,
+            peer=peer_run,
         )
     outcomes = {name: outcomes[name] for name in chosen}  # the order asked for, nothing extra
     source = getattr(conversation, "source", None)

@@ -19,6 +19,7 @@ from compaction.commands.evaluate import collect_tasks, run_task
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
 from compaction.lab.evaluate import MATCHED, STRATEGY_NAMES, Evaluation, aggregate, evaluate
+from compaction.lab.peers import PEER_NAMES
 from compaction.lab.probes import CATEGORIES
 from compaction.messages import Message
 from compaction.summarizers.factory import make_summarizer
@@ -32,17 +33,35 @@ STRATEGY_COLORS: dict[str, str] = {
     "prune-only": REGION_COLORS["head"],
     "compaction": REGION_COLORS["tail"],
     "head-tail-matched": REGION_COLORS["stub"],
+    # The peers: colours no baseline uses, so a peer never reads as one of ours.
+    "hermes": "#17BECF",
+    "codex": "#8C564B",
+    "openhands": "#BCBD22",
+    "gemini-cli": "#1F77B4",
+    "observation-masking": "#7F7F7F",
 }
+PEERS_NOTE = (
+    "The peers run their published policy (lab/peers/: hermes v0.18.2, Codex CLI compact.rs, "
+    "OpenHands V0 LLMSummarizingCondenser, Gemini CLI chatCompressionService, JetBrains' "
+    "observation masking) forced once at the window whose trigger fires at the target; where a "
+    "peer's own model writes the summary, ours does, so only the policy is the peer's. An output "
+    "a provider would reject is reported, not repaired."
+)
 FOLDER_RESULTS_KEY = "_evaluate_folder_results"
 
 
 @st.cache_resource(max_entries=8, show_spinner="Running the strategies…")
 def _evaluation(
-    key: str, _messages: list[Message], _config: CompactionConfig, _kind: str, _ratio: float
+    key: str,
+    _messages: list[Message],
+    _config: CompactionConfig,
+    _kind: str,
+    _ratio: float,
+    _strategies: tuple[str, ...] = STRATEGY_NAMES,
 ) -> Evaluation:
     return evaluate(
         _messages,
-        STRATEGY_NAMES,
+        _strategies,
         target_ratio=_ratio,
         config=_config,
         summarizer=make_summarizer(_kind),
@@ -50,10 +69,31 @@ def _evaluation(
 
 
 def session_evaluation(
-    content_hash: str, messages: list[Message], config: CompactionConfig, kind: str, ratio: float
+    content_hash: str,
+    messages: list[Message],
+    config: CompactionConfig,
+    kind: str,
+    ratio: float,
+    strategies: tuple[str, ...] = STRATEGY_NAMES,
 ) -> Evaluation:
     key = f"{content_hash}|{json.dumps(config.to_dict(), sort_keys=True)}|{kind}|{ratio}"
-    return _evaluation(key, messages, config, kind, ratio)
+    if strategies != STRATEGY_NAMES:
+        key += "|" + ",".join(strategies)
+    return _evaluation(key, messages, config, kind, ratio, strategies)
+
+
+def peer_picker() -> tuple[str, ...]:
+    """The peers to evaluate beside ours (none by default; bound to `?evaluate_peers=`)."""
+    chosen = st.multiselect(
+        "Compare with peers' published policies",
+        list(PEER_NAMES),
+        default=[],
+        key="evaluate_peers",
+        bind="query-params",
+        help="hermes, Codex, OpenHands, Gemini CLI and observation masking, as PEERS.md "
+        "describes them, measured like every strategy here.",
+    )
+    return tuple(name for name in PEER_NAMES if name in chosen)
 
 
 def strategies_table(evaluation: Evaluation) -> None:
@@ -84,6 +124,8 @@ def strategies_table(evaluation: Evaluation) -> None:
     )
     if MATCHED in evaluation.outcomes:
         st.caption(MATCHED_NOTE)
+    if any(name in PEER_NAMES for name in evaluation.outcomes):
+        st.caption(PEERS_NOTE)
     st.caption(EXTRACTIVE_NOTE)
 
 
@@ -167,11 +209,11 @@ def aggregate_frame(table: list[dict[str, Any]]) -> dict[str, list[Any]]:
     return frame
 
 
-def _run_folder(folder: str, ratio: float) -> None:
+def _run_folder(folder: str, ratio: float, strategies: tuple[str, ...] = STRATEGY_NAMES) -> None:
     # Runs inline after the click so the progress bar is drawn where the button is.
     progress = st.progress(0.0, text="Reading the folder…")
     try:
-        tasks, warnings = collect_tasks((folder,), STRATEGY_NAMES, ratio, limit=None)
+        tasks, warnings = collect_tasks((folder,), strategies, ratio, limit=None)
     except CompactionError as exc:
         st.session_state[FOLDER_RESULTS_KEY] = {"folder": folder, "error": str(exc)}
         return
@@ -188,11 +230,13 @@ def _run_folder(folder: str, ratio: float) -> None:
     }
 
 
-def folder_section(default_folder: Path, ratio: float) -> None:
+def folder_section(
+    default_folder: Path, ratio: float, strategies: tuple[str, ...] = STRATEGY_NAMES
+) -> None:
     """A folder path, a button, a progress bar, then the aggregate table per strategy."""
     folder = st.text_input("Folder of sessions", value=str(default_folder), key="evaluate_folder")
     if st.button("Evaluate the folder", key="evaluate_folder_run"):
-        _run_folder(folder.strip(), ratio)
+        _run_folder(folder.strip(), ratio, strategies)
     results = st.session_state.get(FOLDER_RESULTS_KEY)
     if not results:
         return

@@ -20,6 +20,7 @@ import streamlit as st
 from compaction.config import CompactionConfig
 from compaction.lab.audit import AGENT_NAMES
 from compaction.lab.drift import DriftEntry
+from compaction.lab.peers import PEER_NAMES, PEERS
 from compaction.lab.timeline import (
     EFFECTIVE,
     FALLBACK,
@@ -29,6 +30,7 @@ from compaction.lab.timeline import (
     Timeline,
     TimelineEvent,
     simulate,
+    simulate_peer,
 )
 from compaction.message_input import validate_messages
 from compaction.messages import Message
@@ -63,10 +65,40 @@ def _offline_replay(
     return simulate(_messages, _config, make_summarizer(_kind))
 
 
-def replay(loaded: Loaded, settings: Settings) -> Timeline | None:
-    """The Timeline for the sidebar's settings; None while an LLM replay has not been asked for."""
+OURS = "compaction"
+
+
+def policy_picker() -> str:
+    """Whose trigger and policy replay the session: ours, or a peer's (bound to the URL)."""
+    return str(
+        st.selectbox(
+            "Whose compaction",
+            [OURS, *PEER_NAMES],
+            key="timeline_policy",
+            bind="query-params",
+            format_func=lambda name: "ours (the five phases + Fit)" if name == OURS else name,
+            help="A peer replays with its published trigger and policy (lab/peers/): when would "
+            "hermes have compacted, when would OpenHands? Its summary is written by our "
+            "offline summariser.",
+        )
+    )
+
+
+@st.cache_resource(max_entries=8, show_spinner="Replaying the session with the peer's policy…")
+def _peer_replay(
+    key: str, _messages: list[Message], _config: CompactionConfig, _kind: str, _peer: str
+) -> Timeline:
+    return simulate_peer(_messages, PEERS[_peer], _config, make_summarizer(_kind))
+
+
+def replay(loaded: Loaded, settings: Settings, policy: str = OURS) -> Timeline | None:
+    """The Timeline for the sidebar's settings; None while an LLM replay has not been asked for.
+    A peer's replay (`policy`) runs with the offline summariser (extractive for the LLM one)."""
     assert settings.config is not None
     key = replay_key(loaded, settings)
+    if policy != OURS:
+        kind = "extractive" if settings.summarizer == "llm" else settings.summarizer
+        return _peer_replay(f"{key}|{policy}", loaded.messages, settings.config, kind, policy)
     if settings.summarizer != "llm":
         return _offline_replay(key, loaded.messages, settings.config, settings.summarizer)
     done: dict[str, Timeline] = st.session_state.setdefault(LLM_TIMELINES_KEY, {})
@@ -175,10 +207,10 @@ def sawtooth_chart(timeline: Timeline, recorded: Sequence[dict[str, Any]] = ()) 
         )
         for x, _, _ in points:
             figure.add_vline(x=x, line_dash="dot", line_color=RECORDED_COLOR)
-    for y, label, dash in (
-        (timeline.threshold, f"threshold {timeline.threshold:,}", "dash"),
-        (timeline.window, f"window {timeline.window:,}", "solid"),
-    ):
+    lines = [(timeline.window, f"window {timeline.window:,}", "solid")]
+    if timeline.trigger == "tokens":  # an event-count trigger is no line on a token axis
+        lines.insert(0, (timeline.threshold, f"threshold {timeline.threshold:,}", "dash"))
+    for y, label, dash in lines:
         figure.add_hline(y=y, line_dash=dash, line_color="#333", annotation_text=label)
     figure.update_layout(
         height=360,
@@ -225,6 +257,8 @@ def render_event(event: TimelineEvent, original: list[Message]) -> None:
     columns[0].metric("Context before", f"{event.tokens_before:,}")
     columns[1].metric("Context after", f"{event.tokens_after:,}")
     columns[2].metric("Saved", f"{event.savings_pct:.1f}%")
+    for note in event.notes:  # what a peer's policy decided here
+        st.caption(md_escape(note))
     names = [phase.name for phase in event.result.phases]
     if not names:
         return

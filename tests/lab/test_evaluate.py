@@ -247,3 +247,23 @@ def test_wrong_arguments_are_named_not_blamed_on_simulate() -> None:
         evaluate(coding_session(), config="rough")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="summarizer must have a summarize"):
         evaluate(coding_session(), summarizer=1)  # type: ignore[arg-type]
+
+
+def test_the_peers_are_chosen_by_name_and_measured_like_every_strategy() -> None:
+    from compaction.lab.evaluate import KNOWN_STRATEGIES
+    from compaction.lab.peers import PEER_NAMES
+
+    assert set(PEER_NAMES) <= set(KNOWN_STRATEGIES)
+    assert not set(PEER_NAMES) & set(STRATEGY_NAMES)  # the default set is unchanged
+    assert parse_strategies("hermes, gemini-cli") == ("hermes", "gemini-cli")
+    messages = coding_session(10)
+    evaluation = evaluate(messages, [*PEER_NAMES, "compaction"])
+    assert list(evaluation.outcomes) == [*PEER_NAMES, "compaction"]
+    for name in PEER_NAMES:
+        outcome = evaluation.outcomes[name]
+        assert outcome.peer is not None and outcome.peer.peer == name
+        assert outcome.messages == outcome.peer.messages
+        assert set(outcome.problems) == {"openai", "anthropic"}
+        assert outcome.to_dict()["peer"]["peer"] == name
+    codex = evaluation.outcomes["codex"]
+    assert all(m["role"] in ("system", "user") for m in codex.messages)

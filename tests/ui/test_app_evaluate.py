@@ -72,3 +72,27 @@ def test_the_token_target_travels_in_the_url() -> None:
     messages = load_sample("orphans").messages
     expected = evaluate(messages, target_ratio=0.5, summarizer=ExtractiveSummarizer())
     assert f"target {expected.target_tokens:,}" in " ".join(str(c.value) for c in at.caption)
+
+
+def test_peers_chosen_on_the_page_are_measured_beside_ours() -> None:
+    messages = load_sample("orphans").messages
+    peers = ["hermes", "codex", "observation-masking"]
+    expected = evaluate(
+        messages,
+        [*STRATEGY_NAMES, *peers],
+        config=CompactionConfig(),
+        summarizer=ExtractiveSummarizer(),
+    )
+    at = open_app(EVALUATE, sample="orphans")
+    at.multiselect(key="evaluate_peers").set_value(peers)
+    at.run()
+    assert not at.exception
+    table = dataframe_with(at, "strategy")
+    assert list(table["strategy"]) == [*STRATEGY_NAMES, *peers]
+    rows = {row["strategy"]: row for row in expected.rows()}
+    for name in peers:
+        shown = table[table["strategy"] == name].iloc[0]
+        assert shown["tokens"] == rows[name]["tokens"]
+        assert shown["openai errors"] == rows[name]["openai_errors"]
+        assert shown["valid"] == rows[name]["valid"]
+    assert any("only the policy is the peer's" in c.value for c in at.caption)

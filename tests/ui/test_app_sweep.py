@@ -160,3 +160,26 @@ def test_a_sweep_where_no_point_summarises_says_why_summary_settings_are_flat() 
     click(at, "sweep_run")
     notes = [str(i.value) for i in at.info if "wrote a summary" in str(i.value)]
     assert len(notes) == 1 and "so summary_ratio changes nothing here" in notes[0]
+
+
+def test_a_peer_parameter_is_a_sweep_axis_on_the_page() -> None:
+    at = _sweep_page()
+    at.multiselect(key="sweep_samples").set_value([SAMPLE])
+    at.number_input(key="sweep_context_length").set_value(CONTEXT)
+    at.selectbox(key="sweep_param_1").set_value("hermes.protect_last_n")
+    at.selectbox(key="sweep_param_2").set_value("(none)")
+    at.run()
+    at.number_input(key="sweep_from_hermes.protect_last_n").set_value(5)
+    at.number_input(key="sweep_to_hermes.protect_last_n").set_value(25)
+    at.number_input(key="sweep_by_hermes.protect_last_n").set_value(10)
+    at.run()
+    assert "**3 point(s)** per session" in [str(c.value) for c in at.caption]
+    click(at, "sweep_run")
+    expected = sweep(
+        [load_sample(SAMPLE).messages],
+        {"hermes.protect_last_n": [5, 15, 25]},
+        base_config=CompactionConfig(context_length=CONTEXT),
+    )
+    shown = [p.index for p in expected.frontier()]
+    assert list(at.dataframe[0].value["point"]) == shown
+    assert "make_peer('hermes'" in _codes(at)  # the recommendation runs the peer, not a config

@@ -85,3 +85,27 @@ def test_a_context_left_over_the_window_is_a_warning_on_the_page() -> None:
     assert not at.exception
     warnings = [str(w.value) for w in at.warning if "still over the 8,000-token" in str(w.value)]
     assert len(warnings) == 1
+
+
+def test_a_peer_replays_with_its_own_trigger_and_policy() -> None:
+    from compaction.lab.peers import PEERS
+    from compaction.lab.timeline import simulate_peer
+
+    messages = load_sample("already-compacted").messages
+    expected = simulate_peer(messages, PEERS["hermes"], CompactionConfig(WINDOW))
+    assert expected.events
+    at = open_app(
+        TIMELINE, sample="already-compacted", p_context_length=str(WINDOW), timeline_policy="hermes"
+    )
+    assert metrics(at)["Events"] == str(len(expected.events))
+    events = dataframe_with(at, "outcome")
+    assert list(events["step"]) == [e.step for e in expected.events]
+    assert list(events["tokens_after"]) == [e.tokens_after for e in expected.events]
+    assert any("hermes's trigger and policy" in str(c.value) for c in at.caption)
+    # The threshold line is hermes' own: 0.75 of a window under 512K.
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    labels = [a.get("text") for a in spec["layout"].get("annotations", [])]
+    assert f"threshold {int(WINDOW * 0.75):,}" in labels
+
+    masking = open_app(TIMELINE, sample="already-compacted", timeline_policy="observation-masking")
+    assert any("masks every observation" in str(i.value) for i in masking.info)

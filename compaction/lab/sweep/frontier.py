@@ -160,7 +160,28 @@ def _yaml(config: CompactionConfig, changed: Mapping[str, Any]) -> str:
 def recommendation_snippets(point: Any) -> dict[str, str]:
     """Ready-to-paste settings of `point`: "python", "cli" and "yaml" (only what differs from
     the defaults, except the YAML, which always states hermes-agent's main keys)."""
+    has_params = "params" in point if isinstance(point, Mapping) else hasattr(point, "params")
+    params = dict(value_of(point, "params")) if has_params else {}
+    peer_params = {name: value for name, value in params.items() if "." in name}
+    if peer_params:
+        return _peer_snippets(peer_params)
     config_data = dict(value_of(point, "config"))
     config = CompactionConfig.from_dict(config_data)
     changed = non_default_fields(config_data)
     return {"python": _python(changed), "cli": _cli(changed), "yaml": _yaml(config, changed)}
+
+
+def _peer_snippets(peer_params: Mapping[str, Any]) -> dict[str, str]:
+    """A point of a peer's policy: how to run it in the lab (it is not a config of ours)."""
+    peer = next(iter(peer_params)).partition(".")[0]
+    fields = {name.partition(".")[2]: value for name, value in peer_params.items()}
+    return {
+        "python": (
+            f"from compaction.lab.peers import make_peer\npeer = make_peer({peer!r}, {fields!r})"
+        ),
+        "cli": f"compaction eval INPUT --strategies {peer},compaction",
+        "yaml": (
+            f"# {peer}'s policy as the lab implements it (lab/peers/); set these in {peer} itself\n"
+            + "\n".join(f"{name}: {_yaml_scalar(value)}" for name, value in fields.items())
+        ),
+    }

@@ -8,6 +8,10 @@ Why two validation steps: a single value is checked against its own field's rang
 parameter is parsed (so `tail_token_ratio=0:2:0.5` fails naming 2.0), while rules that tie two
 fields together (`summary_min_tokens <= summary_max_tokens`) can only be judged per combination,
 in `grid_configs`, which names the failing combination.
+
+A peer's own parameters are axes too, named `PEER.FIELD` (`hermes.protect_last_n=10,20,40`,
+`openhands.max_size=60:180:60`): a point with peer fields runs that peer's policy (lab/peers/)
+at the base config's window instead of our pipeline. One peer per grid; `point_peer` builds it.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from typing import Any
 
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError
+from compaction.lab.peers import PEERS, Peer, get_peer, make_peer
+from compaction.lab.peers.base import peer_fields
 
 #: A sweep grid: each swept field with its values, in the order the user gave them.
 Grid = dict[str, list[Any]]
@@ -39,12 +45,46 @@ _LOOSE = {
 }
 
 
+def split_peer_field(name: str) -> tuple[str, str] | None:
+    """("hermes", "protect_last_n") for "hermes.protect_last_n"; None for an engine field."""
+    peer, separator, field = name.partition(".")
+    return (peer, field) if separator else None
+
+
+def peer_field_names() -> list[str]:
+    """Every peer parameter as a sweep axis name, peer by peer."""
+    return [f"{name}.{field}" for name, peer in PEERS.items() for field in peer_fields(peer)]
+
+
+def default_value(name: str) -> Any:
+    """The default of an engine field or of a peer's parameter."""
+    split = split_peer_field(name)
+    if split is None:
+        field_kind(name)  # names the sweepable fields when `name` is none of them
+        return getattr(_DEFAULTS, name)
+    peer, field = split
+    fields = peer_fields(get_peer(peer))
+    if field not in fields:
+        raise ConfigError(f"unknown parameter {name!r}: {peer} has {', '.join(fields)}")
+    return fields[field]
+
+
+#: The same for a peer's cross-field rule (OpenHands keeps keep_first + 1 under max_size // 2).
+_PEER_LOOSE: dict[str, dict[str, Any]] = {
+    "openhands.max_size": {"keep_first": 0},
+    "openhands.keep_first": {"max_size": 1_000_000_000},
+}
+
+
 def field_kind(name: str) -> type:
     """int, float or str: the type of the field's default value."""
+    if split_peer_field(name) is not None:
+        return type(default_value(name))
     if name not in CompactionConfig.field_names():
         raise ConfigError(
             f"unknown parameter {name!r}: sweepable fields are "
-            f"{', '.join(CompactionConfig.field_names())}"
+            f"{', '.join(CompactionConfig.field_names())}, or a peer's PEER.FIELD "
+            f"({', '.join(PEERS)})"
         )
     return type(getattr(_DEFAULTS, name))
 
@@ -99,6 +139,13 @@ def _convert(name: str, kind: type, raw: Decimal | str, spec: str) -> Any:
 
 def check_value(name: str, value: Any) -> None:
     """Raise ConfigError naming `name` and `value` when the value is outside the field's range."""
+    split = split_peer_field(name)
+    if split is not None:
+        try:
+            make_peer(split[0], {**_PEER_LOOSE.get(name, {}), split[1]: value})
+        except ConfigError as exc:
+            raise ConfigError(f"invalid value {value!r} for parameter {name}: {exc}") from None
+        return
     loose = {k: v for k, v in _LOOSE.items() if k != name}
     try:
         CompactionConfig(**{**loose, name: value})
@@ -192,9 +239,28 @@ def grid_configs(
     base = base or CompactionConfig()
     configs = []
     for params in grid_points(grid):
+        engine = {k: v for k, v in params.items() if split_peer_field(k) is None}
         try:
-            config = base.replace(**params)
+            config = base.replace(**engine)
+            point_peer(params)
         except (ConfigError, TypeError, ValueError) as exc:
             raise ConfigError(f"invalid combination {describe_point(params)}: {exc}") from None
         configs.append((params, config))
     return configs
+
+
+def point_peer(params: Mapping[str, Any]) -> Peer | None:
+    """The peer a point runs (its `PEER.FIELD` values applied), or None for our pipeline."""
+    chosen: dict[str, dict[str, Any]] = {}
+    for name, value in params.items():
+        split = split_peer_field(name)
+        if split is not None:
+            chosen.setdefault(split[0], {})[split[1]] = value
+    if not chosen:
+        return None
+    if len(chosen) > 1:
+        raise ConfigError(
+            f"a sweep varies one peer's parameters at a time, got {', '.join(chosen)}"
+        )
+    [(peer, values)] = chosen.items()
+    return make_peer(peer, values)

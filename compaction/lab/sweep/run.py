@@ -1,7 +1,8 @@
 """Parameter sweeps: what each budget buys (savings) and costs (probe recall), point by point.
 
 Users tune by comparing many settings on their own sessions. `sweep()` runs a forced compaction
-for every point of a grid (the cartesian product of parameter values) over one or many
+for every point of a grid (the cartesian product of parameter values; a peer's own parameters,
+`hermes.protect_last_n=10,20,40`, run that peer's policy instead) over one or many
 conversations and measures each: tokens after, savings, probe recall per category, provider
 validity and summary size. The frontier and the recommendation (`frontier.py`) turn the
 points into settings to paste into an agent.
@@ -27,6 +28,7 @@ from typing import Any
 
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError
+from compaction.lab.peers import Peer
 from compaction.lab.probes import CATEGORIES, mine_facts
 from compaction.lab.sweep.frontier import pareto_frontier, recommend, recommendation_snippets
 from compaction.lab.sweep.grid import (
@@ -36,6 +38,7 @@ from compaction.lab.sweep.grid import (
     normalise_grid,
     parse_grid,
     parse_param,
+    point_peer,
 )
 from compaction.lab.sweep.worker import Evaluator, init_worker, run_in_worker, start_method
 from compaction.messages import Message
@@ -301,7 +304,8 @@ def sweep(
         }
         for m, title, fmt in loaded
     ]
-    runs = _run_points(evaluator, [config for _, config in configs], counters, jobs, progress)
+    work = [(config, point_peer(params)) for params, config in configs]
+    runs = _run_points(evaluator, work, counters, jobs, progress)
     points = [
         SweepPoint.from_runs(index, params, config, runs[index], target_tokens)
         for index, (params, config) in enumerate(configs)
@@ -325,7 +329,7 @@ def _is_specs(grid: Any) -> bool:
 
 def _run_points(
     evaluator: Evaluator,
-    configs: list[CompactionConfig],
+    configs: list[tuple[CompactionConfig, Peer | None]],
     counters: list[tuple[str, str]],
     jobs: int,
     progress: Progress | None,
@@ -336,8 +340,8 @@ def _run_points(
         progress(0, total)
     workers = min(jobs, total)
     if workers <= 1:
-        for index, config in enumerate(configs):
-            results[index] = evaluator.run_point(config)
+        for index, (config, peer) in enumerate(configs):
+            results[index] = evaluator.run_point(config, peer)
             if progress is not None:
                 progress(index + 1, total)
     else:
@@ -347,7 +351,10 @@ def _run_points(
             initializer=init_worker,
             initargs=(evaluator, counters),
         ) as pool:
-            futures = [pool.submit(run_in_worker, i, config) for i, config in enumerate(configs)]
+            futures = [
+                pool.submit(run_in_worker, i, config, peer)
+                for i, (config, peer) in enumerate(configs)
+            ]
             try:
                 for done, future in enumerate(as_completed(futures), start=1):
                     index, runs = future.result()

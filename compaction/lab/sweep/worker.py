@@ -23,6 +23,7 @@ from typing import Any
 
 from compaction.compactor import compress
 from compaction.config import CompactionConfig
+from compaction.lab.peers import Peer, PeerState
 from compaction.lab.probes import Fact, recall
 from compaction.messages import Message
 from compaction.summarizers.base import Summarizer
@@ -45,28 +46,76 @@ class Evaluator:
             for messages in self.conversations:
                 counter.count_messages(messages)
 
-    def run(self, config: CompactionConfig, conversation: int) -> dict[str, Any]:
-        """One forced compaction of one conversation under `config`, with its measurements."""
+    def run(
+        self, config: CompactionConfig, conversation: int, peer: Peer | None = None
+    ) -> dict[str, Any]:
+        """One forced compaction of one conversation under `config`, with its measurements;
+        with `peer`, that peer's policy at the config's window instead of our pipeline."""
+        if peer is not None:
+            return self.run_peer(config, conversation, peer)
         messages = self.conversations[conversation]
         started = time.perf_counter()
         result = compress(messages, config, self.summarizer)
         duration = time.perf_counter() - started
-        kept = recall(self.facts[conversation], result.messages)
         counter = make_counter(config.counter, config.model)
         summary_tokens = sum(
             counter.count_message(m)
             for m in result.messages
             if isinstance(m, dict) and is_summary(m)
         )
-        provider_errors = {
-            provider: len(errors(validate(result.messages, provider))) for provider in PROVIDERS
+        return self._measures(
+            conversation, result.messages, result.tokens_before, result.tokens_after, duration
+        ) | {
+            "summary_tokens": summary_tokens,
+            "skipped": result.skipped,
+            "fallback_used": result.fallback_used,
         }
+
+    def run_peer(self, config: CompactionConfig, conversation: int, peer: Peer) -> dict[str, Any]:
+        """One forced application of `peer`'s policy (its summary is the inserted messages)."""
+        from compaction.summarizers.extractive import ExtractiveSummarizer
+
+        messages = self.conversations[conversation]
+        counter = make_counter(config.counter, config.model)
+        started = time.perf_counter()
+        run = peer.compact(
+            messages,
+            config.context_length,
+            counter,
+            self.summarizer or ExtractiveSummarizer(),
+            PeerState(),
+        )
+        duration = time.perf_counter() - started
+        inserted = [
+            m for m, origin in zip(run.messages, run.origins, strict=True) if origin is None
+        ]
+        return self._measures(
+            conversation, run.messages, run.tokens_before, run.tokens_after, duration
+        ) | {
+            "summary_tokens": counter.count_messages(inserted),
+            "skipped": not run.compacted,
+            "fallback_used": "extractive" if run.fallback else None,
+        }
+
+    def _measures(
+        self,
+        conversation: int,
+        output: list[Message],
+        tokens_before: int,
+        tokens_after: int,
+        duration: float,
+    ) -> dict[str, Any]:
+        kept = recall(self.facts[conversation], output)
+        provider_errors = {
+            provider: len(errors(validate(output, provider))) for provider in PROVIDERS
+        }
+        savings = (tokens_before - tokens_after) / tokens_before * 100 if tokens_before else 0.0
         return {
             "conversation": conversation,
-            "tokens_before": result.tokens_before,
-            "tokens_after": result.tokens_after,
-            "savings_pct": round(result.savings_pct, 4),
-            "messages_after": len(result.messages),
+            "tokens_before": tokens_before,
+            "tokens_after": tokens_after,
+            "savings_pct": round(savings, 4),
+            "messages_after": len(output),
             "recall_found": kept.found,
             "recall_total": kept.total,
             "categories": {
@@ -74,14 +123,11 @@ class Evaluator:
             },
             "openai_errors": provider_errors["openai"],
             "anthropic_errors": provider_errors["anthropic"],
-            "summary_tokens": summary_tokens,
-            "skipped": result.skipped,
-            "fallback_used": result.fallback_used,
             "duration_s": round(duration, 6),
         }
 
-    def run_point(self, config: CompactionConfig) -> list[dict[str, Any]]:
-        return [self.run(config, index) for index in range(len(self.conversations))]
+    def run_point(self, config: CompactionConfig, peer: Peer | None = None) -> list[dict[str, Any]]:
+        return [self.run(config, index, peer) for index in range(len(self.conversations))]
 
 
 # -- worker processes ---------------------------------------------------------------------------
@@ -104,7 +150,9 @@ def init_worker(evaluator: Evaluator, counters: list[tuple[str, str]]) -> None:
     _WORKER = evaluator
 
 
-def run_in_worker(index: int, config: CompactionConfig) -> tuple[int, list[dict[str, Any]]]:
+def run_in_worker(
+    index: int, config: CompactionConfig, peer: Peer | None = None
+) -> tuple[int, list[dict[str, Any]]]:
     if _WORKER is None:  # only reachable if the pool was built without init_worker
         raise RuntimeError("sweep worker used before its initializer ran")
-    return index, _WORKER.run_point(config)
+    return index, _WORKER.run_point(config, peer)

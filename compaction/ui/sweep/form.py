@@ -18,7 +18,7 @@ import streamlit as st
 
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
-from compaction.lab.sweep.grid import field_kind, parse_param
+from compaction.lab.sweep.grid import default_value, field_kind, parse_param, peer_field_names
 from compaction.lab.sweep.run import Sweep, sweep
 from compaction.samples import list_samples, load_sample
 from compaction.summarizers.factory import make_summarizer
@@ -66,8 +66,8 @@ def _number_text(value: float) -> str:
 
 
 def _float_spec(name: str, column: Any) -> str:
-    low, high = FLOAT_BOUNDS[name]
-    default = getattr(CompactionConfig(), name)
+    low, high = FLOAT_BOUNDS.get(name, (0.0, 1.0))  # a peer's float parameters are all shares
+    default = default_value(name)
     start, stop, step = DEFAULT_RANGES.get(
         name, (max(low, default / 2), min(high, default * 2), (high - low) / 10)
     )
@@ -91,8 +91,9 @@ def _float_spec(name: str, column: Any) -> str:
 
 
 def _int_spec(name: str, column: Any) -> str:
-    default = int(getattr(CompactionConfig(), name))
-    low, high, step = max(1, default // 2), default * 2, max(1, default // 2)
+    default = int(default_value(name))
+    low, step = max(1, default // 2), max(1, default // 2)
+    high = max(low, default * 2)
     start_col, stop_col, step_col = column.columns(3)
     start = start_col.number_input(f"{name} from", min_value=0, value=low, key=f"sweep_from_{name}")
     stop = stop_col.number_input(f"{name} to", min_value=0, value=high, key=f"sweep_to_{name}")
@@ -118,8 +119,9 @@ def _spec(name: str, column: Any) -> str:
 
 
 def choose_grid() -> GridChoice:
-    """One or two parameters (selectboxes over the config fields) and a range for each."""
-    names = list(CompactionConfig.field_names())
+    """One or two parameters (selectboxes over the config fields, then the peers' own
+    `PEER.FIELD` parameters, which run that peer's policy) and a range for each."""
+    names = [*CompactionConfig.field_names(), *peer_field_names()]
     first_col, second_col = st.columns(2)
     first = first_col.selectbox(
         "First parameter", names, index=names.index("tail_token_ratio"), key="sweep_param_1"
