@@ -24,6 +24,7 @@ from compaction.summarizers.extractive.findings import (
     identifier_kind,
     window,
 )
+from compaction.summarizers.extractive.shell_files import changes, command_effects, patch_effects
 from compaction.summarizers.extractive.state import CommandEffect, command_effect
 from compaction.text_patterns import (
     collapse,
@@ -50,7 +51,6 @@ _FAILURE_IN_OUTPUT = re.compile(
 )
 _APPLIED_EDIT = re.compile(r"^Applied edit to (\S+)", re.M)
 _COMMIT_NOTICE = re.compile(r"^Commit ([0-9a-f]{7,40}) (.+)$", re.M)
-_RM = re.compile(r"^\s*(?:sudo\s+)?(?:rm|git rm)\s+(.+)$")
 _PATH_ARGUMENTS = ("path", "file_path", "filename", "absolute_path", "target_file", "notebook_path")
 
 #: (kind, value) pairs in text order, as the Critical Context section groups them.
@@ -245,32 +245,28 @@ def _touched(
         where = arguments.get("path") or arguments.get("dir")
         if isinstance(where, str) and where.strip():
             touches.append((where, "searched"))
+    if kind == "terminal" and command:
+        # Codex and Claude Code change files through the shell: read the command line itself.
+        for target, verb in command_effects(command):
+            touches.append((target, verb))
+            if changes(verb):
+                modified.append(target)
+        return touches, modified
+    patch = arguments.get("input") or arguments.get("patch")
+    if isinstance(patch, str) and "*** Begin Patch" in patch:
+        for target, verb in patch_effects(patch):
+            touches.append((target, verb))
+            modified.append(target)
+        return touches, modified
     written = written_paths(name, arguments, raw)
     creating = tool_kind(name) == "editor" and arguments.get("command") == "create"
     for path_written in written:
         if kind == "write_file" or creating:
             verb = "created" if "created" in out[:200].lower() else "written"
-        elif kind == "terminal":
-            verb = "written"
         else:
             verb = "edited"
         touches.append((path_written, verb))
         modified.append(path_written)
-    if command:
-        first = command.split("\n", 1)[0]
-        handled = set(written)
-        for segment in re.split(r"&&|;", first):
-            removed = _RM.match(segment)
-            if removed:
-                for target in removed.group(1).split():
-                    if not target.startswith("-"):
-                        target = target.strip("'\"")
-                        handled.add(target)
-                        touches.append((target, "deleted"))
-                        modified.append(target)
-        for mentioned in tx.mentioned_paths(first):
-            if "/" in mentioned and mentioned not in handled:
-                touches.append((mentioned, "used in a command"))
     return touches, modified
 
 

@@ -18,6 +18,7 @@ from compaction.messages import (
     call_arguments,
     call_name,
     content_text,
+    is_injected,
     is_summary_message,
     tool_calls,
 )
@@ -73,6 +74,13 @@ class _Scanner:
     def user(self, index: int, message: Message) -> None:
         facts = user_facts(content_text(message))
         if facts.blank:
+            return
+        if is_injected(message):
+            # Hook output, reminders, command wrappers: not the user's goal, rules or asks
+            # (messages.INJECTED_KEY). What they name may still matter: paths and identifiers.
+            for path in facts.paths:
+                self.touch(path, "mentioned", index)
+            self._identifiers(index, facts.identifiers, prose=False)
             return
         findings = self.findings
         if findings.first_user is None:
