@@ -175,6 +175,7 @@ def _words(command: str) -> list[str]:
         lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()")
         lexer.whitespace_split = True
         lexer.commenters = ""
+        lexer.escape = ""  # a backslash is a Windows path separator as often as an escape
         return list(lexer)
     except ValueError:  # unbalanced quotes: fall back to plain words
         return command.split()
@@ -312,12 +313,12 @@ def mine(messages: Sequence[Message]) -> list[StructuralFact]:
                 if _RULE.search(sentence) and len(sentence) <= 400:
                     facts.add("constraints", sentence, index)
         for url in reversed(_URL.findall(text)):
-            facts.add("urls", url.rstrip(".,;:!?"), index)
+            facts.add("urls", url.rstrip(".,;:!?*_"), index)
         for call in reversed(tool_calls(message)):
             if not isinstance(call, dict):
                 continue
             for url in reversed(_URL.findall(call_arguments(call))):
-                facts.add("urls", url.rstrip(".,;:!?\\"), index)
+                facts.add("urls", url.rstrip(".,;:!?*_\\"), index)
             for path in reversed(call_paths(call)):
                 facts.add("paths", path, index)
             output = outputs.get(str(call.get("id")))

@@ -20,12 +20,17 @@ from compaction.summarizers.extractive.cache import FactCache, register
 from compaction.summarizers.extractive.findings import (
     ERROR_LINES_PER_FAILURE,
     command_key,
+    command_targets,
     failure_lines,
     identifier_kind,
     window,
 )
 from compaction.summarizers.extractive.shell_files import changes, command_effects, patch_effects
-from compaction.summarizers.extractive.state import CommandEffect, command_effect
+from compaction.summarizers.extractive.state import (
+    CommandEffect,
+    command_effect,
+    is_test_command,
+)
 from compaction.text_patterns import (
     collapse,
     command_text,
@@ -134,7 +139,7 @@ def _prose_facts(text: str) -> ProseFacts:
     return ProseFacts(
         False,
         bool(found) and not tx.is_intent(found[0]),
-        tuple(s for s in found if tx.is_decision(s)),
+        tuple(tx.decisions(found)),
         intents[-1] if intents else None,
         tuple([s for s in found if tx.is_next_step(s)] + tx.open_checkboxes(text)),
         tuple(tx.mentioned_paths(text)),
@@ -180,6 +185,7 @@ class CallFacts(NamedTuple):
     key: str  # what a later success must match to resolve a failure ('' while pending)
     errors: tuple[str, ...]
     effect: CommandEffect | None
+    targets: tuple[str, ...] = ()  # a test command's targets: what a success must cover
 
 
 def _kind(name: str, arguments: dict[str, Any]) -> str | None:
@@ -303,7 +309,8 @@ def _call_facts(name: str, raw: str, output: str | None, one_liner: str | None) 
     text = _decoded(seen)
     errors = tuple(failure_lines(text)) if failed else ()
     effect = command_effect(command, text, code, failed) if command else None
-    return CallFacts(*head, False, line, failed, key, errors, effect)
+    targets = command_targets(command) if command and is_test_command(command) else ()
+    return CallFacts(*head, False, line, failed, key, errors, effect, targets)
 
 
 _JSON_ESCAPES = (("\\n", "\n"), ("\\t", "\t"), ('\\"', '"'))

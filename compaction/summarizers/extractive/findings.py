@@ -31,6 +31,10 @@ class Action:
     errors: list[str] = field(default_factory=list)
     command: str | None = None
     kind: str | None = None
+    targets: tuple[str, ...] = ()  # a test command's targets (see command_targets)
+    fixes: int | None = None  # position in actions of the earlier failure this success fixed
+    fixed_by: int | None = None  # position in actions of the later success that fixed this
+    subject: str | None = None  # the file it read or changed, when it names one
 
 
 @dataclass
@@ -61,15 +65,66 @@ class Findings:
     todo_list_seen: bool = False
 
 
+# What a failed output says, beyond the shared error lines: a module-qualified exception whose
+# name does not end in Error (`psycopg.errors.UniqueViolation: …`), pytest's `E   assert …`, and a
+# test runner's verdict (`1 failed, 212 passed`, vitest's `Tests 1 failed | 30 passed (31)`).
+_QUALIFIED_EXCEPTION = re.compile(r"^[ \t]*(?:E[ \t]+)?((?:[a-z_]\w*\.)+[A-Z]\w*: [^\n]+)", re.M)
+_ASSERTION = re.compile(r"^[ \t]*E[ \t]+(assert [^\n]+)", re.M)
+_VERDICT = re.compile(r"^[^\n]*\b\d+ failed\b[^\n]*", re.M)
+_EXCEPTION_LINE = re.compile(
+    r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b|^(?:[a-z_]\w*\.)+[A-Z]\w*: "
+)
+
+
+def _telling(line: str) -> int:
+    """How much a line tells of why a call failed: lower is more telling."""
+    if _EXCEPTION_LINE.match(line) or line.startswith(("error", "fatal", "panicked")):
+        return 0
+    if line.startswith("assert"):
+        return 1
+    if _EXIT_ONLY.match(line) or "exit code" in line.lower() or "exit status" in line.lower():
+        return 4
+    if re.search(r"\b\d+ failed\b", line):
+        return 3
+    return 2
+
+
 def failure_lines(output: str) -> list[str]:
-    """The exact error lines of a failed output, last few: the probe scanners' exception and
-    FAILED lines plus compiler-style `path:line: error: …` lines (mypy, gcc, tsc, ruff)."""
+    """The exact error lines of a failed output, most telling first (the exception, the
+    assertion, a FAILED line, the verdict, the exit status), at most ERROR_LINES_PER_FAILURE: the
+    probe scanners' lines plus compiler-style `path:line: error: …` lines (mypy, gcc, tsc, ruff),
+    module-qualified exceptions, pytest assertions and test verdicts."""
     found = error_lines(output)
     if ": error" in output or ": fatal" in output:
         found += [cut(line, ERROR_MAX_CHARS) for line in _COMPILER_ERROR.findall(output)]
-    ordered = sorted(set(found), key=output.find) if len(found) > 1 else found
+    if "." in output and ": " in output:
+        found += [cut(line, ERROR_MAX_CHARS) for line in _QUALIFIED_EXCEPTION.findall(output)]
+    if "assert" in output:
+        found += [cut(line, ERROR_MAX_CHARS) for line in _ASSERTION.findall(output)]
+    if "failed" in output:
+        found += [cut(line.strip(" =-|"), ERROR_MAX_CHARS) for line in _VERDICT.findall(output)]
+    unique = list(dict.fromkeys(line for line in found if line))
+    # The latest of each kind: a traceback's last exception line is the one that was raised.
+    ordered = sorted(unique, key=lambda line: (_telling(line), -output.rfind(line)))
     informative = [line for line in ordered if not _EXIT_ONLY.match(line)]
-    return (informative or ordered)[-ERROR_LINES_PER_FAILURE:]
+    return (informative or ordered)[:ERROR_LINES_PER_FAILURE]
+
+
+def command_targets(command: str) -> tuple[str, ...]:
+    """What a test command runs (`tests/test_db.py`, `-k users`), so a narrower run that passes
+    does not resolve a failure of the whole suite; empty for the whole suite."""
+    first = command.split("\n", 1)[0]
+    segment = re.split(r"&&|;|\|", first)
+    words: list[str] = []
+    for part in segment:
+        tokens = [w for w in part.split() if "=" not in w or w.startswith("-")]
+        if tokens and tokens[0] not in ("cd", "export", "source", "set"):
+            words = tokens
+            break
+    key_words = len(command_key(command).split())
+    return tuple(
+        word for word in words[key_words:] if not word.startswith(("-q", "-v", "2>", "--color"))
+    )
 
 
 def command_key(command: str) -> str:

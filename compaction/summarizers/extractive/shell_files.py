@@ -45,6 +45,7 @@ def _words(line: str) -> list[str]:
         lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()<>")
         lexer.whitespace_split = True
         lexer.commenters = ""
+        lexer.escape = ""  # a backslash is a Windows path separator as often as an escape
         return list(lexer)
     except ValueError:  # unbalanced quotes: plain words are the best reading left
         return line.split()

@@ -159,7 +159,7 @@ def test_every_section_has_its_known_content() -> None:
 
     assert s["In Progress"] == "- Next I will update the changelog in CHANGELOG.md."
     blocked = s["Blocked"]
-    assert blocked.startswith("- `mypy app` failed:")
+    assert blocked.startswith("- `mypy app` failed (exit 1), not fixed since:")
     assert "`app/auth.py:10: error: Incompatible types in assignment [assignment]`" in blocked
     assert "pytest" not in blocked  # the failing test run was followed by a passing one
     assert (
