@@ -18,12 +18,13 @@ import multiprocessing
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.compactor import compress
 from compaction.config import CompactionConfig
 from compaction.lab.probes import Fact, recall
+from compaction.lab.structural import StructuralFact, mine, structural_recall
 from compaction.messages import Message
 from compaction.summarizers.base import Summarizer
 from compaction.tokens import make_counter
@@ -37,6 +38,12 @@ class Evaluator:
     conversations: list[list[Message]]
     facts: list[list[Fact]]
     summarizer: Summarizer | None
+    #: The independent measure's facts (structural.py), mined once per conversation.
+    structural_facts: list[list[StructuralFact]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.structural_facts:
+            self.structural_facts = [mine(messages) for messages in self.conversations]
 
     def warm(self, counters: Sequence[tuple[str, str]]) -> None:
         """Count every message once with each (counter, model) the grid uses."""
@@ -52,6 +59,7 @@ class Evaluator:
         result = compress(messages, config, self.summarizer)
         duration = time.perf_counter() - started
         kept = recall(self.facts[conversation], result.messages)
+        structural = structural_recall(self.structural_facts[conversation], result.messages)
         counter = make_counter(config.counter, config.model)
         summary_tokens = sum(
             counter.count_message(m)
@@ -69,6 +77,8 @@ class Evaluator:
             "messages_after": len(result.messages),
             "recall_found": kept.found,
             "recall_total": kept.total,
+            "structural_found": sum(structural.found.values()),
+            "structural_total": sum(structural.total.values()),
             "categories": {
                 name: [bucket.found, bucket.total] for name, bucket in kept.categories.items()
             },

@@ -21,6 +21,7 @@ from compaction.summarizers.extractive.findings import (
     ERROR_LINES_PER_FAILURE,
     command_key,
     command_targets,
+    exit_status,
     failure_lines,
     identifier_kind,
     window,
@@ -186,6 +187,7 @@ class CallFacts(NamedTuple):
     errors: tuple[str, ...]
     effect: CommandEffect | None
     targets: tuple[str, ...] = ()  # a test command's targets: what a success must cover
+    exit_code: int | None = None
 
 
 def _kind(name: str, arguments: dict[str, Any]) -> str | None:
@@ -310,7 +312,9 @@ def _call_facts(name: str, raw: str, output: str | None, one_liner: str | None) 
     errors = tuple(failure_lines(text)) if failed else ()
     effect = command_effect(command, text, code, failed) if command else None
     targets = command_targets(command) if command and is_test_command(command) else ()
-    return CallFacts(*head, False, line, failed, key, errors, effect, targets)
+    if code is None and kind == "terminal":
+        code = exit_status(seen[:2_000]) if "xit" in seen else None
+    return CallFacts(*head, False, line, failed, key, errors, effect, targets, code)
 
 
 _JSON_ESCAPES = (("\\n", "\n"), ("\\t", "\t"), ('\\"', '"'))

@@ -35,6 +35,7 @@ class Action:
     fixes: int | None = None  # position in actions of the earlier failure this success fixed
     fixed_by: int | None = None  # position in actions of the later success that fixed this
     subject: str | None = None  # the file it read or changed, when it names one
+    exit_code: int | None = None
 
 
 @dataclass
@@ -71,6 +72,7 @@ class Findings:
 _QUALIFIED_EXCEPTION = re.compile(r"^[ \t]*(?:E[ \t]+)?((?:[a-z_]\w*\.)+[A-Z]\w*: [^\n]+)", re.M)
 _ASSERTION = re.compile(r"^[ \t]*E[ \t]+(assert [^\n]+)", re.M)
 _VERDICT = re.compile(r"^[^\n]*\b\d+ failed\b[^\n]*", re.M)
+_EXIT_STATUS = re.compile(r"(?i)\bexit(?:ed)?(?: with)? (?:code|status)\s*:?\s*(-?\d+)")
 _EXCEPTION_LINE = re.compile(
     r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b|^(?:[a-z_]\w*\.)+[A-Z]\w*: "
 )
@@ -82,7 +84,7 @@ def _telling(line: str) -> int:
         return 0
     if line.startswith("assert"):
         return 1
-    if _EXIT_ONLY.match(line) or "exit code" in line.lower() or "exit status" in line.lower():
+    if _EXIT_ONLY.match(line) or _EXIT_STATUS.search(line):
         return 4
     if re.search(r"\b\d+ failed\b", line):
         return 3
@@ -108,6 +110,15 @@ def failure_lines(output: str) -> list[str]:
     ordered = sorted(unique, key=lambda line: (_telling(line), -output.rfind(line)))
     informative = [line for line in ordered if not _EXIT_ONLY.match(line)]
     return (informative or ordered)[:ERROR_LINES_PER_FAILURE]
+
+
+def exit_status(output: str) -> int | None:
+    """The exit status an output reports in words (`Process exited with code 1`, Codex's
+    `Exit code: 2`), for outputs whose form the one-line summaries do not read."""
+    found = _EXIT_STATUS.search(output)
+    if found is None:
+        found = re.search(r"(?i)\bexit code:\s*(-?\d+)", output)
+    return int(found.group(1)) if found else None
 
 
 def command_targets(command: str) -> tuple[str, ...]:

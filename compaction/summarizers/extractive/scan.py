@@ -171,6 +171,7 @@ class _Scanner:
             kind=facts.kind,
             targets=facts.targets,
             subject=facts.touches[0][0] if facts.touches else None,
+            exit_code=facts.exit_code,
         )
         position = len(findings.actions)
         if facts.failed:
@@ -229,10 +230,7 @@ class _Scanner:
                 if action.command
                 else action.line.split(" — ", 1)[0]
             )
-            outcome = (
-                action.line.split(" -> ", 1)[1].split(",", 1)[0] if " -> " in action.line else ""
-            )
-            status = f" ({outcome})" if outcome.startswith("exit") else ""
+            status = f" (exit {action.exit_code})" if action.exit_code else ""
             findings.blocked.append(
                 (action.index, f"{subject} failed{status}, not fixed since: {quoted}")
             )

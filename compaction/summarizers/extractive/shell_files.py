@@ -58,7 +58,7 @@ def looks_like_file(word: str) -> bool:
         return False
     if not any(char.isalpha() for char in word) or _SED_SCRIPT.match(word):
         return False
-    return "/" in word or _EXTENSION.search(word) is not None
+    return "/" in word or "\\" in word or _EXTENSION.search(word) is not None
 
 
 def _segments(words: list[str]) -> list[tuple[list[str], list[tuple[str, str]]]]:
@@ -121,8 +121,10 @@ def command_effects(command: str) -> Effects:
     for words, redirects in _segments(_words(first)):
         while words and ("=" in words[0] and not words[0].startswith("-")):
             words = words[1:]  # FOO=1 cmd
-        while words and words[0] in _PREFIXES:
-            words = words[1:]
+        while words and words[0].rsplit("/", 1)[-1] in _PREFIXES:
+            words = words[1:]  # `/usr/bin/time -v rm x` runs rm
+            while words and words[0].startswith("-"):
+                words = words[1:]
         if words:
             effects += _program_effects(words)
         for operator, target in redirects:
@@ -149,7 +151,7 @@ def _program_effects(words: list[str]) -> Effects:
             return [(source, f"moved to {target}"), (target, f"moved from {source}")]
         if sub == "checkout" and "--" in rest:
             return [(path, "reverted (git checkout)") for path in _files(rest)]
-        return [(path, "used in a command") for path in _files(rest) if "/" in path]
+        return [(path, "used in a command") for path in _files(rest) if "/" in path or "\\" in path]
     files = _files(arguments)
     if program == "sed" and any(word.startswith("-i") for word in arguments):
         return [(path, "edited (sed -i)") for path in files]
@@ -176,4 +178,4 @@ def _program_effects(words: list[str]) -> Effects:
         return [(path, "read") for path in files]
     if program in _RUNNERS and files:
         return [(files[0], "ran"), *((path, "used in a command") for path in files[1:])]
-    return [(path, "used in a command") for path in files if "/" in path]
+    return [(path, "used in a command") for path in files if "/" in path or "\\" in path]
