@@ -70,7 +70,11 @@ class Findings:
 # name does not end in Error (`psycopg.errors.UniqueViolation: …`), pytest's `E   assert …`, and a
 # test runner's verdict (`1 failed, 212 passed`, vitest's `Tests 1 failed | 30 passed (31)`).
 _QUALIFIED_EXCEPTION = re.compile(r"^[ \t]*(?:E[ \t]+)?((?:[a-z_]\w*\.)+[A-Z]\w*: [^\n]+)", re.M)
-_ASSERTION = re.compile(r"^[ \t]*E[ \t]+(assert [^\n]+)", re.M)
+_ASSERTION = re.compile(
+    r"^[ \t]*(?:E[ \t]+(assert [^\n]+)|(Assertion (?:with|of) [^\n]{0,80}failed[^\n]*))", re.M
+)
+# Elixir and Erlang raise as `** (RuntimeError) message`.
+_RAISED = re.compile(r"^[ \t]*(\*\* \([\w.]+\) [^\n]+)", re.M)
 _VERDICT = re.compile(r"^[^\n]*\b\d+ failed\b[^\n]*", re.M)
 _EXIT_STATUS = re.compile(r"(?i)\bexit(?:ed)?(?: with)? (?:code|status)\s*:?\s*(-?\d+)")
 _EXCEPTION_LINE = re.compile(
@@ -80,9 +84,9 @@ _EXCEPTION_LINE = re.compile(
 
 def _telling(line: str) -> int:
     """How much a line tells of why a call failed: lower is more telling."""
-    if _EXCEPTION_LINE.match(line) or line.startswith(("error", "fatal", "panicked")):
+    if _EXCEPTION_LINE.match(line) or line.startswith(("error", "fatal", "panicked", "** (")):
         return 0
-    if line.startswith("assert"):
+    if line.startswith(("assert", "Assertion")):
         return 1
     if _EXIT_ONLY.match(line) or _EXIT_STATUS.search(line):
         return 4
@@ -101,8 +105,10 @@ def failure_lines(output: str) -> list[str]:
         found += [cut(line, ERROR_MAX_CHARS) for line in _COMPILER_ERROR.findall(output)]
     if "." in output and ": " in output:
         found += [cut(line, ERROR_MAX_CHARS) for line in _QUALIFIED_EXCEPTION.findall(output)]
-    if "assert" in output:
-        found += [cut(line, ERROR_MAX_CHARS) for line in _ASSERTION.findall(output)]
+    if "ssert" in output:
+        found += [cut(a or b, ERROR_MAX_CHARS) for a, b in _ASSERTION.findall(output)]
+    if "** (" in output:
+        found += [cut(line, ERROR_MAX_CHARS) for line in _RAISED.findall(output)]
     if "failed" in output:
         found += [cut(line.strip(" =-|"), ERROR_MAX_CHARS) for line in _VERDICT.findall(output)]
     unique = list(dict.fromkeys(line for line in found if line))

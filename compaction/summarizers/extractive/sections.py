@@ -112,6 +112,7 @@ def _actions(sections: Sections, findings: Findings, total: int, first_number: i
 
 #: Alike actions are grouped from this many on: "ran `pytest` 7×", "read 6 files".
 GROUP_MIN = 3
+GROUP_EVIDENCE = 6
 _GROUPABLE_KINDS = ("read_file", "search_files", "patch", "write_file")
 _GROUP_VERBS = {
     "read_file": "read",
@@ -141,6 +142,12 @@ def _grouped(actions: list[Action], items: list[Item], first_number: int) -> lis
         numbers = ", ".join(str(first_number + p) for p in positions[:-1])
         outcome = items[last].text.split(" -> ", 1)[1] if " -> " in items[last].text else "done"
         tally = f"; {failed} failed ({fixed} of them fixed)" if failed else ""
+        # Each distinct failure's telling line stays: what broke is what the next window needs.
+        evidence = list(
+            dict.fromkeys(actions[p].errors[0] for p in positions if actions[p].errors)
+        )[:GROUP_EVIDENCE]
+        if evidence:
+            tally += ": " + "; ".join(f"`{line}`" for line in evidence)
         text = f"ran `{key}` {len(positions)}× (also actions {numbers}){tally}; last -> {outcome}"
         priority = max(items[p].priority for p in positions) + 1.0
         for p in positions[:-1]:
