@@ -24,6 +24,7 @@ from compaction.summarizers.extractive.findings import (
     exit_status,
     failure_lines,
     identifier_kind,
+    identifier_label,
     window,
 )
 from compaction.summarizers.extractive.shell_files import changes, command_effects, patch_effects
@@ -59,8 +60,9 @@ _APPLIED_EDIT = re.compile(r"^Applied edit to (\S+)", re.M)
 _COMMIT_NOTICE = re.compile(r"^Commit ([0-9a-f]{7,40}) (.+)$", re.M)
 _PATH_ARGUMENTS = ("path", "file_path", "filename", "absolute_path", "target_file", "notebook_path")
 
-#: (kind, value) pairs in text order, as the Critical Context section groups them.
-Identifiers = tuple[tuple[str, str], ...]
+#: (kind, value, label) in text order, as the Critical Context section groups them; the label
+#: says what the value is, from the words beside it ("" when they say nothing).
+Identifiers = tuple[tuple[str, str, str], ...]
 
 
 # Words that name a secret in an assignment (`ENCRYPTION_KEY=9f3a…`): a value found in such a
@@ -76,7 +78,7 @@ def _identifiers(text: str, prose: bool) -> Identifiers:
         redacted = redact(source)
         if redacted != source:
             found = [value for value in found if value in redacted]
-    return tuple((identifier_kind(v), v) for v in found)
+    return tuple((identifier_kind(v), v, identifier_label(source, v)) for v in found)
 
 
 class UserFacts(NamedTuple):

@@ -57,6 +57,7 @@ class Findings:
     pending: list[tuple[int, str]] = field(default_factory=list)
     blocked: list[tuple[int, str]] = field(default_factory=list)
     identifiers: list[tuple[int, str, str, bool]] = field(default_factory=list)
+    identifier_labels: dict[str, str] = field(default_factory=dict)  # value -> what it is
     in_progress: list[str] = field(default_factory=list)
     remaining: list[str] = field(default_factory=list)
     assistant_texts: list[str] = field(default_factory=list)
@@ -173,6 +174,42 @@ def identifier_kind(value: str) -> str:
     if all(char in "0123456789abcdef" for char in value):
         return "Hashes"
     return "Versions"
+
+
+_LABEL_WORD = re.compile(r"([A-Za-z][\w.-]{1,30})[\s:=@(\[\"'`>]{1,4}$")
+_LABEL_STOP = frozenset(
+    "the a an and or of to in on for with from is are was at by see on as at commit".split()
+)
+LABEL_MAX_CHARS = 40
+
+
+def identifier_label(text: str, value: str) -> str:
+    return _LABEL_UNSAFE.sub(" ", _label(text, value)).strip()
+
+
+# A label sits inside "value (label)" in a comma-separated line: it may hold neither.
+_LABEL_UNSAFE = re.compile(r"[,()]+")
+
+
+def _label(text: str, value: str) -> str:
+    """What an identifier is, from its own line: the word before it (`task-id b0be39e`,
+    `ash 3.4.1`, `PR #17`), or for a value that opens its line (`05fd186 fix: login` in a
+    git log) the words after it. Empty when neither says anything."""
+    if value.startswith(("http://", "https://")) or value[:1] in ":Pp":
+        return ""  # a URL or a port already says what it is
+    position = text.find(value)
+    if position < 0:
+        return ""
+    start = text.rfind("\n", 0, position) + 1
+    before = text[max(start, position - 60) : position]
+    word = _LABEL_WORD.search(before)
+    if word and word.group(1).lower() not in _LABEL_STOP and not word.group(1)[0].isdigit():
+        return word.group(1).rstrip(".-")
+    if before.strip(" -*[(") == "" and identifier_kind(value) == "Hashes":
+        end = text.find("\n", position)
+        rest = text[position + len(value) : end if end >= 0 else len(text)].strip(" ]:-")
+        return cut(rest, LABEL_MAX_CHARS) if rest else ""
+    return ""
 
 
 def window(text: str, keep: int = WINDOW_CHARS) -> str:

@@ -201,7 +201,11 @@ class _Scanner:
                 action.fixes = max(action.fixes or 0, failed_at)
 
     def _identifiers(self, index: int, found: Identifiers, prose: bool) -> None:
-        self.findings.identifiers.extend((index, kind, value, prose) for kind, value in found)
+        labels = self.findings.identifier_labels
+        for kind, value, label in found:
+            self.findings.identifiers.append((index, kind, value, prose))
+            if label:
+                labels[value] = label  # the latest word on what the value is
 
     def _close_questions(self) -> None:
         """A user turn ends the previous one: its questions are answered if the assistant wrote

@@ -249,6 +249,9 @@ def _critical(sections: Sections, findings: Findings, total: int) -> None:
             for code in _ERROR_CODE.findall(line):
                 latest[code] = (action.index, "Error codes", True)
     target = sections["Critical Context"]
+    labels = findings.identifier_labels
     for order, (value, (index, kind, prose)) in enumerate(latest.items()):
         base = 30.0 if prose else 15.0
-        target.append(Item(value, base + 10 * recency(index, total), order, group=kind))
+        # "b0be39e (task-id)", "3.4.1 (ash)": a bare list of hashes says nothing.
+        text = f"{value} ({labels[value]})" if labels.get(value) else value
+        target.append(Item(text, base + 10 * recency(index, total), order, group=kind))

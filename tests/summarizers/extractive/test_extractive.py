@@ -245,7 +245,11 @@ def test_iterative_update_folds_earlier_identifiers_into_one_line_per_kind() -> 
     ]
     summarizer = ExtractiveSummarizer()
     earlier = summarizer.summarize(request_for(first_turns))
-    assert "Hashes: 3e6b7f8, 4c1e9a7" in parse_summary(earlier).sections["Critical Context"]
+    # Each hash says what it is: the commit subject beside it in the log.
+    assert (
+        "Hashes: 3e6b7f8 (Share the test database), 4c1e9a7 (Merge branch 'login')"
+        in parse_summary(earlier).sections["Critical Context"]
+    )
     new_turns = [
         assistant(None, call("g2", "terminal", command="git show 4c1e9a7 a41f0c2")),
         result("g2", "commit a41f0c2 Revert the fixture scope\ncommit 4c1e9a7 Merge branch"),
@@ -254,7 +258,7 @@ def test_iterative_update_folds_earlier_identifiers_into_one_line_per_kind() -> 
     critical = parse_summary(text).sections["Critical Context"].splitlines()
     hashes = [line for line in critical if line.startswith("- Hashes: ")]
     assert len(hashes) == 1, critical  # one line, not the old line beside the new one
-    values = hashes[0].removeprefix("- Hashes: ").split(", ")
+    values = [v.split(" (", 1)[0] for v in hashes[0].removeprefix("- Hashes: ").split(", ")]
     assert sorted(values) == ["3e6b7f8", "4c1e9a7", "a41f0c2"]
     assert values[0] == "3e6b7f8"  # the earlier values first: the line reads in time order
 

@@ -294,3 +294,16 @@ def test_a_claude_code_session_ending_on_stop_hook_feedback_keeps_the_user_reque
     assert result.summary is not None
     assert result.summary.sections["Active Task"] == request
     assert result.summary.sections["Goal"] == request
+
+
+def test_identifiers_say_what_they_are() -> None:
+    turns = [
+        {"role": "user", "content": REQUEST},
+        *shell("c1", "git log --oneline -1", "Exit code: 0\nOutput:\n05fd186 feat: close review\n"),
+        *shell("c2", "cat pyproject.toml", 'Exit code: 0\nOutput:\nversion = "2.12.0"\n'),
+        {"role": "assistant", "content": "Background job <task-id>b0be39e</task-id> started."},
+    ]
+    critical = summarize(turns)[0].sections["Critical Context"]
+    assert "05fd186 (feat: close review)" in critical
+    assert "b0be39e (task-id)" in critical
+    assert "2.12.0 (version)" in critical
