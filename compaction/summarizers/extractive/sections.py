@@ -227,6 +227,19 @@ def _files(sections: Sections, findings: Findings, total: int) -> None:
         sections["Relevant Files"].append(Item(f"{path} — {', '.join(verbs)}", priority, order))
 
 
+_CSS_WORDS = frozenset(
+    "color colour background background-color border border-color fill stroke solid".split()
+)
+
+
+def _not_an_identifier(kind: str, value: str, label: str) -> bool:
+    """A CSS colour read as an issue number (`color: #888`), or a URL cut at a template
+    (`http://127.0.0.1:$PORT`): what the label or the value shows it is not."""
+    if kind == "Issues/PRs" and label.lower() in _CSS_WORDS:
+        return True
+    return kind == "URLs" and ("$" in value or value.rstrip("/").endswith(":"))
+
+
 def _verb_priority(verb: str) -> float:
     """`edited (sed -i)`, `moved to b.py`, `staged (git add)` rank as the change they are."""
     exact = _VERB_PRIORITY.get(verb)
@@ -251,6 +264,8 @@ def _critical(sections: Sections, findings: Findings, total: int) -> None:
     target = sections["Critical Context"]
     labels = findings.identifier_labels
     for order, (value, (index, kind, prose)) in enumerate(latest.items()):
+        if _not_an_identifier(kind, value, labels.get(value, "")):
+            continue
         base = 30.0 if prose else 15.0
         # "b0be39e (task-id)", "3.4.1 (ash)": a bare list of hashes says nothing.
         text = f"{value} ({labels[value]})" if labels.get(value) else value

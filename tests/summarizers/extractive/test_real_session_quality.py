@@ -307,3 +307,16 @@ def test_identifiers_say_what_they_are() -> None:
     assert "05fd186 (feat: close review)" in critical
     assert "b0be39e (task-id)" in critical
     assert "2.12.0 (version)" in critical
+
+
+def test_css_colours_and_url_templates_are_not_identifiers() -> None:
+    turns = [
+        {"role": "user", "content": REQUEST},
+        {
+            "role": "assistant",
+            "content": "Styled it with color: #888 and see issue #42 on http://127.0.0.1:${PORT}/x.",
+        },
+    ]
+    critical = summarize(turns)[0].sections["Critical Context"]
+    assert "#888" not in critical and "127.0.0.1:$" not in critical
+    assert "#42 (issue)" in critical
