@@ -134,8 +134,20 @@ def _render(
         kept[name] = len(keep)
         dropped[name] = len(items) - len(keep)
         omitted = dropped[name] if name == "Completed Actions" and keep else 0
-        bodies[name] = render_items(keep, name, omitted) or EMPTY_SECTION
+        what = _omitted_kinds([item for item in items if id(item) not in chosen]) if omitted else ""
+        bodies[name] = render_items(keep, name, omitted, what) or EMPTY_SECTION
     return render_summary(bodies), kept, dropped
+
+
+def _omitted_kinds(items: list[Item]) -> str:
+    """What the actions the budget left out were, by tool: `31 Read, 12 Bash`, so the gaps in
+    the numbering say what is missing."""
+    counts: dict[str, int] = {}
+    for item in items:
+        tool = item.text[1:].split("]", 1)[0] if item.text.startswith("[") else "other"
+        counts[tool] = counts.get(tool, 0) + 1
+    ranked = sorted(counts.items(), key=lambda pair: -pair[1])
+    return ", ".join(f"{count} {tool}" for tool, count in ranked[:4])
 
 
 def fit(

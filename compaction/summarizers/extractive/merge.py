@@ -19,7 +19,7 @@ from compaction.summary import Summary
 
 _NUMBERED = re.compile(r"^\s*(\d{1,6})[.)]\s+(.*)$")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,6}[.)])\s+")
-_OMITTED = re.compile(r"^\(\+[\d,]+ more \w+ not listed\)$")
+_OMITTED = re.compile(r"^\(\+[\d,]+ more \w+ not listed(?:: [^)]*)?\)$")
 _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
 _KEY_VALUE = re.compile(r"^([A-Za-z][\w /&-]{1,40}):\s+(.+)$")
 _FILE_LINE = re.compile(r"^`?([^\s`]+)`?\s+(?:—|-|:)\s+(.+)$")
