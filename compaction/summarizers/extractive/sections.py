@@ -93,7 +93,7 @@ def _actions(sections: Sections, findings: Findings, total: int, first_number: i
     for number, action in enumerate(actions, first_number):
         text = action.line
         if action.failed and action.errors:
-            extra = [line for line in action.errors if line not in text][:2]
+            extra = [line for line in action.errors if line not in text][:3]
             if extra:
                 text += " | " + " | ".join(extra)
         if action.fixed_by is not None:
@@ -112,7 +112,8 @@ def _actions(sections: Sections, findings: Findings, total: int, first_number: i
 
 #: Alike actions are grouped from this many on: "ran `pytest` 7×", "read 6 files".
 GROUP_MIN = 3
-GROUP_EVIDENCE = 6
+GROUP_EVIDENCE = 8
+GROUP_VARIANTS = 6
 _GROUPABLE_KINDS = ("read_file", "search_files", "patch", "write_file")
 _GROUP_VERBS = {
     "read_file": "read",
@@ -143,12 +144,18 @@ def _grouped(actions: list[Action], items: list[Item], first_number: int) -> lis
         outcome = items[last].text.split(" -> ", 1)[1] if " -> " in items[last].text else "done"
         tally = f"; {failed} failed ({fixed} of them fixed)" if failed else ""
         # Each distinct failure's telling line stays: what broke is what the next window needs.
-        evidence = list(
-            dict.fromkeys(actions[p].errors[0] for p in positions if actions[p].errors)
-        )[:GROUP_EVIDENCE]
+        evidence = list(dict.fromkeys(line for p in positions for line in actions[p].errors[:2]))[
+            :GROUP_EVIDENCE
+        ]
         if evidence:
             tally += ": " + "; ".join(f"`{line}`" for line in evidence)
-        text = f"ran `{key}` {len(positions)}× (also actions {numbers}){tally}; last -> {outcome}"
+        # The distinct command lines, as run: a later window may re-run exactly one of them.
+        variants = list(dict.fromkeys(_first_line(actions[p].command) for p in positions))
+        shown = ", ".join(f"`{variant}`" for variant in variants[:GROUP_VARIANTS])
+        text = (
+            f"ran `{key}` {len(positions)}× as {shown} (also actions {numbers}){tally}; "
+            f"last -> {outcome}"
+        )
         priority = max(items[p].priority for p in positions) + 1.0
         for p in positions[:-1]:
             replaced[p] = None
@@ -197,6 +204,10 @@ def _grouped(actions: list[Action], items: list[Item], first_number: int) -> lis
         else:
             grouped.append(item)
     return grouped
+
+
+def _first_line(command: str | None) -> str:
+    return cut((command or "").split("\n", 1)[0], 80)
 
 
 def _tool(item: Item) -> str:

@@ -176,7 +176,8 @@ def test_repeated_test_runs_and_stretches_of_reads_are_grouped() -> None:
     lines = actions.splitlines()
     assert sum("python -m pytest" in line for line in lines) == 1
     assert (
-        "ran `python -m pytest` 7× (also actions 1, 2, 3, 4, 5, 6); 2 failed (2 of them fixed)"
+        "ran `python -m pytest` 7× as `python -m pytest -q` (also actions 1, 2, 3, 4, 5, 6); "
+        "2 failed (2 of them fixed)"
         in actions
     )
     assert (
