@@ -113,3 +113,19 @@ def test_the_pipeline_beats_head_tail_matched_on_the_spotter_session() -> None:
     ours = evaluation.outcomes[COMPACTION].row()["recall_structural"]
     theirs = evaluation.outcomes[MATCHED].row()["recall_structural"]
     assert ours >= theirs + 0.15
+
+
+def test_sweep_points_carry_structural_recall() -> None:
+    from compaction.compactor import compress
+    from compaction.config import CompactionConfig
+    from compaction.lab.sweep.run import sweep
+    from compaction.samples import load_sample
+
+    messages = load_sample("fix-failing-tests").messages
+    base = CompactionConfig(context_length=4_000)
+    result = sweep([messages], {"tail_token_ratio": [0.1, 0.3]}, base_config=base)
+    for point in result.points:
+        compacted = compress(messages, base.replace(**point.params))
+        expected = structural_recall(mine(messages), compacted.messages).ratio
+        assert point.recall_structural == pytest.approx(expected, abs=1e-4)
+        assert point.row()["recall_structural"] == point.recall_structural
