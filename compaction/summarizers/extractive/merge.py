@@ -156,6 +156,7 @@ _GROUP_WEIGHTS = {
     "Issues/PRs": 30.0,
     "Error codes": 30.0,
     "Config values": 25.0,
+    "Colours": 10.0,
     "Ports": 20.0,
     "Versions": 15.0,
 }

@@ -243,11 +243,8 @@ _CSS_WORDS = frozenset(
 )
 
 
-def _not_an_identifier(kind: str, value: str, label: str) -> bool:
-    """A CSS colour read as an issue number (`color: #888`), or a URL cut at a template
-    (`http://127.0.0.1:$PORT`): what the label or the value shows it is not."""
-    if kind == "Issues/PRs" and label.lower() in _CSS_WORDS:
-        return True
+def _not_an_identifier(kind: str, value: str) -> bool:
+    """A URL cut at a template (`http://127.0.0.1:$PORT`) leads nowhere."""
     return kind == "URLs" and ("$" in value or value.rstrip("/").endswith(":"))
 
 
@@ -275,8 +272,10 @@ def _critical(sections: Sections, findings: Findings, total: int) -> None:
     target = sections["Critical Context"]
     labels = findings.identifier_labels
     for order, (value, (index, kind, prose)) in enumerate(latest.items()):
-        if _not_an_identifier(kind, value, labels.get(value, "")):
+        if _not_an_identifier(kind, value):
             continue
+        if kind == "Issues/PRs" and labels.get(value, "").lower() in _CSS_WORDS:
+            kind, prose = "Colours", False  # `color: #888` is a colour, not issue 888
         base = 30.0 if prose else 15.0
         # "b0be39e (task-id)", "3.4.1 (ash)": a bare list of hashes says nothing.
         text = f"{value} ({labels[value]})" if labels.get(value) else value

@@ -177,8 +177,7 @@ def test_repeated_test_runs_and_stretches_of_reads_are_grouped() -> None:
     assert sum("python -m pytest" in line for line in lines) == 1
     assert (
         "ran `python -m pytest` 7× as `python -m pytest -q` (also actions 1, 2, 3, 4, 5, 6); "
-        "2 failed (2 of them fixed)"
-        in actions
+        "2 failed (2 of them fixed)" in actions
     )
     assert (
         "[Read] read 4 files in 4 calls (actions 8–11): /repo/src/m0.py, /repo/src/m1.py" in actions
@@ -310,7 +309,7 @@ def test_identifiers_say_what_they_are() -> None:
     assert "2.12.0 (version)" in critical
 
 
-def test_css_colours_and_url_templates_are_not_identifiers() -> None:
+def test_css_colours_are_colours_and_url_templates_are_left_out() -> None:
     turns = [
         {"role": "user", "content": REQUEST},
         {
@@ -319,5 +318,6 @@ def test_css_colours_and_url_templates_are_not_identifiers() -> None:
         },
     ]
     critical = summarize(turns)[0].sections["Critical Context"]
-    assert "#888" not in critical and "127.0.0.1:$" not in critical
-    assert "#42 (issue)" in critical
+    assert "127.0.0.1:$" not in critical
+    assert "- Issues/PRs: #42 (issue)" in critical
+    assert "- Colours: #888 (color)" in critical
