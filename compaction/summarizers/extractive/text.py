@@ -82,8 +82,20 @@ def sentences(text: str) -> list[str]:
 def constraints(text: str) -> tuple[str, ...]:
     """The user's rules in `text`, whole (within CONSTRAINT_MAX_CHARS, else cut with "...").
 
-    Whole sentences still contain the probe's 160-char prefix of each, so recall is unchanged."""
-    return tuple(cut_text(s, CONSTRAINT_MAX_CHARS) for s in constraint_sentences(text, None))
+    Whole sentences still contain the probe's 160-char prefix of each, so recall is unchanged.
+    Beyond the shared rule words, a user's "should", "avoid", "instead" and "without" state
+    what they want too ("the details should be in my profile", "cancel it instead")."""
+    found = constraint_sentences(text, None)
+    if _SOFT_RULE.search(text):
+        known = set(found)
+        for piece in _SENTENCE_SPLIT.split(text):
+            sentence = collapse(piece).lstrip("-*•> ").strip()
+            if len(sentence) >= 12 and sentence not in known and _SOFT_RULE.search(sentence):
+                found.append(sentence)
+    return tuple(cut_text(s, CONSTRAINT_MAX_CHARS) for s in found)
+
+
+_SOFT_RULE = re.compile(r"\b(?:should(?:n't| not)?|avoid|instead|without|no need to)\b", re.I)
 
 
 def cut_text(text: str, limit: int) -> str:

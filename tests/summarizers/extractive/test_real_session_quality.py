@@ -321,3 +321,18 @@ def test_css_colours_are_colours_and_url_templates_are_left_out() -> None:
     assert "127.0.0.1:$" not in critical
     assert "- Issues/PRs: #42 (issue)" in critical
     assert "- Colours: #888 (color)" in critical
+
+
+def test_a_users_should_and_instead_are_constraints() -> None:
+    turns = [
+        {"role": "user", "content": REQUEST},
+        {"role": "assistant", "content": "Which account should I use?"},
+        {
+            "role": "user",
+            "content": "The details should be in my profile. Let's cancel it instead. Thanks!",
+        },
+    ]
+    constraints = summarize(turns)[0].sections["Constraints & Preferences"]
+    assert "- The details should be in my profile." in constraints
+    assert "- Let's cancel it instead." in constraints
+    assert "Thanks" not in constraints
