@@ -1,17 +1,18 @@
 """Structural recall of the full pipeline against head+tail at equal tokens, per corpus session.
 
-    python benchmarks/structural_report.py [CORPUS_DIR] [--summary FILE]
+    python benchmarks/structural_report.py [CORPUS_DIR] [--all] [--summary FILE]
 
-Every conversation of every corpus file is evaluated as `compaction eval` does (target: one third
-of the session's tokens; `head-tail-matched` given exactly the tokens the pipeline kept), and
-scored with the lab's structural measure (compaction/lab/structural.py), which shares no code
-with the summariser. Prints one row per session, the mean gap (pipeline minus head+tail), the
-sessions where the pipeline loses, and whether the summary's Active Task is the user's own
-latest request on each session. `--summary FILE` also writes the extractive summary of the
-Claude Code auto-compacted session (the issue's before/after exhibit).
+The first conversation of every corpus file (`--all`: every conversation) is evaluated as
+`compaction eval` does (target: one third of the session's tokens; `head-tail-matched` given
+exactly the tokens the pipeline kept), and scored with the lab's structural measure
+(compaction/lab/structural.py), which shares no code with the summariser. Prints one row per
+session, the mean gap (pipeline minus head+tail), the sessions where the pipeline loses, and
+whether the summary's Active Task is the user's own latest request on each session.
+`--summary FILE` also writes the extractive summary of the Claude Code auto-compacted session
+(the issue's before/after exhibit).
 
-The measure is self-contained in this script's fallback too: run against an older checkout (via
-PYTHONPATH) that lacks lab/structural.py, it loads the module from this checkout's file.
+Run against an older checkout (through PYTHONPATH) that lacks lab/structural.py, it loads the
+measure from this checkout's file, so before and after are scored the same way.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def _active_task(result: Any) -> str:
     return str(summary.sections.get("Active Task", ""))
 
 
-def rows(corpus: Path) -> list[dict[str, Any]]:
+def rows(corpus: Path, every: bool = False) -> list[dict[str, Any]]:
     measure = _structural()
     found: list[dict[str, Any]] = []
     for path in sorted(corpus.iterdir()):
@@ -63,7 +64,7 @@ def rows(corpus: Path) -> list[dict[str, Any]]:
         except Exception as exc:
             print(f"{path.name}: cannot import: {exc}", file=sys.stderr)
             continue
-        for position, conversation in enumerate(conversations[:1]):
+        for position, conversation in enumerate(conversations if every else conversations[:1]):
             messages = conversation.messages
             evaluation = evaluate(conversation, strategies=(COMPACTION, MATCHED))
             facts = measure.mine(messages)
@@ -133,8 +134,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpus", nargs="?", type=Path, default=CORPUS)
     parser.add_argument("--summary", type=Path, help="write the exhibit session's summary here")
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="every conversation of a multi-conversation file (200 tau-bench runs), not the first",
+    )
     args = parser.parse_args()
-    print_table(rows(args.corpus))
+    print_table(rows(args.corpus, args.all))
     if args.summary:
         write_summary(args.corpus, args.summary)
 
