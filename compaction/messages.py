@@ -14,6 +14,22 @@ from compaction.summary import is_summary_text
 Message = dict[str, Any]
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
+
+#: The mark an importer puts on a user-role message that is not the user speaking: text the
+#: agent's harness sent in a user turn. Its value says what sent it (one of INJECTED_KINDS).
+#: The summariser reads it (Active Task, Goal, Constraints and Pending User Asks come from the
+#: user's own words); the exporters keep only the keys a provider accepts, so it never leaves.
+INJECTED_KEY = "injected"
+INJECTED_KINDS = (
+    "hook",  # hook output (Claude Code's PostToolUse/SessionStart context, Gemini's hooks)
+    "stop-hook",  # a stop hook's feedback, sent back as a user turn to keep the agent going
+    "system-reminder",  # <system-reminder> text, attachments, skill bodies, caveats
+    "command",  # a slash command's <command-name> wrapper and its <local-command-stdout>
+    "tool-result",  # a tool result carried in a user turn (old SWE-agent observations…)
+    "task-notification",  # a background task's <task-notification>
+    "context",  # project context the harness sends as a user turn (AGENTS.md, environment)
+    "interruption",  # "[Request interrupted by user]"
+)
 IMAGE_PART_TYPES = ("image_url", "image", "input_image")
 
 
@@ -144,14 +160,25 @@ def is_summary_message(message: Message) -> bool:
     return is_summary_text(content_text(message))
 
 
+def is_injected(message: Message) -> bool:
+    """True when an importer marked this user-role message as the harness's, not the user's."""
+    return bool(message.get(INJECTED_KEY))
+
+
 def last_user_index(messages: Sequence[Message], start: int = 0) -> int | None:
     """The latest real user message at or after `start`; earlier summaries sent as user messages
-    do not count (anchoring to one would stop every later compaction with an empty middle)."""
+    do not count (anchoring to one would stop every later compaction with an empty middle), and
+    neither does text the harness injected (hook output, reminders, command wrappers) while the
+    user has a message of their own in the range: the user's latest request is what they wrote."""
+    fallback = None
     for index in range(len(messages) - 1, start - 1, -1):
         message = messages[index]
         if message.get("role") == "user" and not is_summary_message(message):
-            return index
-    return None
+            if not is_injected(message):
+                return index
+            if fallback is None:
+                fallback = index
+    return fallback
 
 
 def group_end(messages: Sequence[Message], index: int) -> int:

@@ -206,6 +206,7 @@ def table_lines(table: list[dict[str, Any]]) -> list[str]:
     """The per-strategy table as aligned text."""
     judged = any(entry.get("mean_judged") is not None for entry in table)
     columns = ["strategy", "sessions", "savings", "× target", "over", "recall"]
+    columns += ["recall (structural)"]
     columns += [_SHORT[c] for c in CATEGORIES]
     columns += ["judged"] if judged else []
     columns += [f"{provider} ✗" for provider in PROVIDERS]
@@ -219,6 +220,7 @@ def table_lines(table: list[dict[str, Any]]) -> list[str]:
                 _cell(entry["mean_target_ratio"]),
                 str(entry["over_target"]),
                 _cell(entry["mean_recall"]),
+                _cell(entry.get("mean_recall_structural")),
                 *(_cell(entry[f"recall_{c}"]) for c in CATEGORIES),
                 *([_cell(entry.get("mean_judged"))] if judged else []),
                 *(str(entry[f"{provider}_failures"]) for provider in PROVIDERS),
@@ -347,8 +349,10 @@ def eval_command(
     click.echo(
         f"{len(digests)} sessions, target {target_ratio:.0%} of each session's tokens; "
         "× target = output tokens / target (mean), over = sessions left above the target; "
-        "recall is the share of probe facts kept (mean per session); ✗ = sessions the "
-        "provider would reject"
+        "recall is the share of probe facts kept (mean per session); recall (structural) the "
+        "share of facts defined by the transcript's structure alone (paths in tool arguments "
+        "and commands, error lines of failed calls, URLs, the user's rules and latest request), "
+        "mined without the summariser's patterns; ✗ = sessions the provider would reject"
     )
     for line in table_lines(table):
         click.echo(line)

@@ -76,6 +76,7 @@ def frontier_table(result: Sweep, marked: SweepPoint | None) -> str:
         "tokens after",
         "savings %",
         "recall %",
+        "structural %",
         "summary tok",
         "errors oa/an",
     ]
@@ -86,6 +87,7 @@ def frontier_table(result: Sweep, marked: SweepPoint | None) -> str:
             f"{point.tokens_after:,}",
             _percent(point.savings_pct),
             _percent(point.recall * 100),
+            "-" if point.recall_structural is None else _percent(point.recall_structural * 100),
             f"{point.summary_tokens:,}",
             f"{point.openai_errors}/{point.anthropic_errors}",
         ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from compaction.errors import FormatError, InvalidConversationError
+from compaction.formats.common import mark_injected_messages
 from compaction.formats.conversation import Conversation, ImportReport, RecordedCompaction
 from compaction.formats.detect import (
     FORMATS,
@@ -45,6 +46,9 @@ def load_conversations(source: Any, format: str = "auto") -> list[Conversation]:
             raise FormatError(
                 f"{where}imported {name} messages are not usable: {exc}", source=document.name
             ) from exc
+        # Hook output, reminders and command wrappers are not the user speaking: marked here for
+        # every format, so the summary's Active Task and Goal come from the user's own words.
+        mark_injected_messages(messages)
         conversation.messages = messages
         if conversation.report is None:
             # An importer of a one-message-per-entry format: every entry became a message.

@@ -12,10 +12,12 @@ from compaction.formats.common import (
     join_text,
     line_list,
     make_call,
+    mark_injected,
     tool_message,
 )
 from compaction.formats.conversation import ImportReport, RecordedCompaction
-from compaction.messages import Message
+from compaction.messages import INJECTED_KEY, Message
+from compaction.text_patterns import injected_kind
 
 NAME = "claude-code"
 
@@ -32,6 +34,11 @@ def _attachment_text(attachment: dict[str, Any]) -> str | None:
         if isinstance(attachment.get(key), str) and attachment[key].strip():
             return str(attachment[key])
     return None
+
+
+def _wrapped(text: str) -> bool:
+    stripped = text.strip()
+    return stripped.startswith("<system-reminder>") and stripped.endswith("</system-reminder>")
 
 
 class MessageBuilder:
@@ -73,7 +80,8 @@ class MessageBuilder:
         self.report.imported += 1
 
     def _injected(self, line: int, content: Any) -> None:
-        """Harness text the model saw: it travels in the user turn it follows."""
+        """Harness text the model saw: it travels in the user turn it follows (a user message
+        of its own, marked injected, after the user's words; the API merges the two)."""
         text = content if isinstance(content, str) else None
         last = self.messages[-1] if self.messages else None
         if (
@@ -81,10 +89,17 @@ class MessageBuilder:
             and last is not None
             and last["role"] in ("user", "tool")
             and (isinstance(last.get("content"), str) or last.get("content") is None)
+            and (last["role"] == "tool" or last.get(INJECTED_KEY) or _wrapped(text))
         ):
+            # Joined to a tool result, to other harness text, or — as a <system-reminder> block,
+            # which every reader of the user's words strips — to the user's own message; any
+            # other harness text (a stop hook's feedback, a skill body) never joins the user's
+            # words, which must stay theirs alone (the summary's Active Task quotes them).
             last["content"] = join_text([last.get("content") or "", text])
             return
-        self.messages.append({"role": "user", "content": content})
+        # On its own, the message is the harness's, whatever its text looks like (isMeta).
+        kind = injected_kind(text) if text is not None else None
+        self.messages.append(mark_injected({"role": "user", "content": content}, kind or "hook"))
 
     def _compact_summary(self, line: int, record: dict[str, Any]) -> None:
         content = blocks_to_content(record["message"].get("content"))

@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from compaction.formats.conversation import ImportReport
-from compaction.messages import Message
+from compaction.messages import INJECTED_KEY, Message, content_text
+from compaction.text_patterns import injected_kind
 
 
 def make_call(call_id: str, name: str, arguments: Any) -> dict[str, Any]:
@@ -140,3 +141,27 @@ def report_of(
             report.skip(kind, why, line)
     report.imported = records - report.skipped_total
     return report
+
+
+# -- whose words a user-role message holds ------------------------------------------------
+
+
+def mark_injected(message: Message, kind: str) -> Message:
+    """`message` marked as text the harness sent in a user turn (messages.INJECTED_KEY)."""
+    message[INJECTED_KEY] = kind
+    return message
+
+
+def mark_injected_messages(messages: list[Message]) -> int:
+    """Mark, in place, every user-role message whose text opens as harness text does; an
+    importer that knows more (Claude Code's isMeta records) has marked its own already.
+    Returns how many were marked."""
+    marked = 0
+    for message in messages:
+        if message.get("role") != "user" or message.get(INJECTED_KEY):
+            continue
+        kind = injected_kind(content_text(message))
+        if kind is not None:
+            mark_injected(message, kind)
+            marked += 1
+    return marked

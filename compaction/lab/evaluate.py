@@ -37,6 +37,7 @@ from compaction.lab.judgement import Judgement
 from compaction.lab.peers import PEER_NAMES, PEERS, PeerRun, run_at_target
 from compaction.lab.probes import CATEGORIES, Fact, Recall, mine_facts, recall
 from compaction.lab.strategies import BASELINES, config_for_target
+from compaction.lab.structural import StructuralFact, StructuralRecall, mine, structural_recall
 from compaction.lab.timeline import conversation_messages
 from compaction.message_input import validate_messages
 from compaction.messages import Message
@@ -68,6 +69,8 @@ class StrategyOutcome:
     result: CompactionResult | None = field(default=None, repr=False)
     #: A peer's run (what its policy kept, cut and dropped), for the peers only.
     peer: PeerRun | None = field(default=None, repr=False)
+    #: The independent measure (structural.py): facts defined by the transcript's structure.
+    structural: StructuralRecall | None = field(default=None, repr=False)
 
     @property
     def savings_pct(self) -> float:
@@ -93,6 +96,9 @@ class StrategyOutcome:
             "facts_found": self.recall.found,
             "facts_total": self.recall.total,
             "facts_lost": len(self.recall.lost),
+            "recall_structural": (
+                round(self.structural.ratio, 4) if self.structural is not None else None
+            ),
         }
         for name in CATEGORIES:
             bucket = self.recall.categories.get(name)
@@ -109,6 +115,7 @@ class StrategyOutcome:
         data: dict[str, Any] = {
             **self.row(),
             "recall_detail": self.recall.to_dict(),
+            "structural_detail": self.structural.to_dict() if self.structural else None,
             "problems": {
                 provider: [problem.to_dict() for problem in problems]
                 for provider, problems in self.problems.items()
@@ -226,6 +233,7 @@ def evaluate(
     tokens_before = counter.count_messages(messages)
     target = resolve_target(tokens_before, target_tokens, target_ratio)
     facts = mine_facts(messages)
+    structural_facts: list[StructuralFact] = mine(messages)
     outcomes: dict[str, StrategyOutcome] = {}
     # The matched row needs the pipeline's size: run the pipeline first, even when not shown.
     order = sorted(chosen, key=lambda name: name == MATCHED)
@@ -259,6 +267,7 @@ def evaluate(
             duration_s=duration,
             result=result,
             peer=peer_run,
+            structural=structural_recall(structural_facts, output),
         )
     outcomes = {name: outcomes[name] for name in chosen}  # the order asked for, nothing extra
     source = getattr(conversation, "source", None)
@@ -313,6 +322,13 @@ def aggregate(digests: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                 1 for row, target in zip(rows, targets[name], strict=True) if row["tokens"] > target
             ),
             "mean_recall": _mean([row["recall"] for row in rows]),
+            "mean_recall_structural": _mean(
+                [
+                    row["recall_structural"]
+                    for row in rows
+                    if row.get("recall_structural") is not None
+                ]
+            ),
             # The judged probe run's mean score, over the sessions a model answered for.
             "mean_judged": _mean(judged.get(name, [])),
         }

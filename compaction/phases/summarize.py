@@ -19,6 +19,7 @@ from compaction.messages import (
     call_arguments,
     call_name,
     content_text,
+    is_injected,
     last_user_index,
     tool_calls,
 )
@@ -341,7 +342,7 @@ def _latest_user_text(messages: Sequence[Message]) -> str | None:
 
 def _first_user_text(messages: Sequence[Message]) -> str | None:
     for message in messages:
-        if message.get("role") == "user":
+        if message.get("role") == "user" and not is_injected(message):
             text = content_text(message)
             if _summary_body(text) is None:
                 return text

@@ -104,6 +104,7 @@ def strategies_table(evaluation: Evaluation) -> None:
         "savings %": [r["savings_pct"] for r in rows],
         "× target": [round(r["tokens"] / max(1, evaluation.target_tokens), 2) for r in rows],
         "recall": [r["recall"] for r in rows],
+        "recall (structural)": [r.get("recall_structural") for r in rows],
         "facts lost": [r["facts_lost"] for r in rows],
     }
     for category in CATEGORIES:
@@ -117,6 +118,12 @@ def strategies_table(evaluation: Evaluation) -> None:
         key="evaluate_strategies",
         column_config={
             "recall": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.2f"),
+            "recall (structural)": st.column_config.ProgressColumn(
+                min_value=0.0,
+                max_value=1.0,
+                format="%.2f",
+                help=STRUCTURAL_HELP,
+            ),
             "× target": st.column_config.NumberColumn(
                 help="Tokens left / the target: above 1, the strategy kept more than the target."
             ),
@@ -134,8 +141,16 @@ EXTRACTIVE_NOTE = (
     "With the extractive summariser the pipeline's recall is close to 1 by construction: it "
     "mines errors, paths, commands, identifiers and constraints with the same patterns the "
     "probes look for. It shows what the pipeline keeps within its budget, not how well a model "
-    "would summarise; choose the LLM summariser (and the judged probe run of `compaction eval`) "
-    "for an independent measure."
+    "would summarise. **recall (structural)** is the independent measure: facts defined by the "
+    "transcript's structure alone (paths in tool arguments and commands, error lines of failed "
+    "calls, URLs, the user's rules and latest request), mined without the summariser's code; "
+    "the LLM summariser with the judged probe run of `compaction eval` is another."
+)
+
+STRUCTURAL_HELP = (
+    "Share of facts defined by the transcript's structure (paths in tool arguments and command "
+    "lines, error lines of failed calls, URLs, the user's rule sentences, the latest request) "
+    "still present: mined without the summariser's patterns."
 )
 
 MATCHED_NOTE = (
@@ -200,6 +215,7 @@ def aggregate_frame(table: list[dict[str, Any]]) -> dict[str, list[Any]]:
         "× target": [_round(row["mean_target_ratio"], 2) for row in table],
         "over target": [row["over_target"] for row in table],
         "recall": [_round(row["mean_recall"], 3) for row in table],
+        "recall (structural)": [_round(row.get("mean_recall_structural"), 3) for row in table],
     }
     for category in CATEGORIES:
         label = "recall " + category.replace("_", " ")

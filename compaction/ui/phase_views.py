@@ -248,6 +248,7 @@ def _summarize_view(
             "(their identifiers would otherwise leave the context unrecorded)."
         )
     _fallback_notice(d)
+    _focus_view(d)
     if d.get("discarded"):
         st.warning(md_escape(d["discarded"]))
     with st.expander("Prompt sent to the summariser"):
@@ -260,6 +261,33 @@ def _summarize_view(
     render_summary_cards(summary)
     if summary is None:
         st.code(d["summary_text"], language=None, wrap_lines=True)
+
+
+def _focus_view(details: dict[str, Any]) -> None:
+    """Which summary items the focus topic matched (by word stems) and kept in full."""
+    if not details.get("focus"):
+        return
+    inner = details.get("summarizer_details") or {}
+    items = inner.get("focus_items")
+    if items is None:
+        return  # a model summary: the focus went into the prompt, nothing to list
+    stems = ", ".join(inner.get("focus_stems") or [])
+    kept = [item for item in items if item["kept"]]
+    matched = int(inner.get("focus_matched", len(items)))
+    st.caption(
+        f"Focus matched {plural(matched, 'item')} on the stems _{md_escape(stems)}_; "
+        f"{len(kept)} kept in full (the rest of the summary is cut shorter)."
+    )
+    if items:
+        with st.expander(f"Items the focus kept in full ({len(kept)})"):
+            # A table of plain strings: conversation text is untrusted, never markdown.
+            st.dataframe(
+                [
+                    {"section": item["section"], "item": item["text"], "kept": item["kept"]}
+                    for item in items
+                ],
+                hide_index=True,
+            )
 
 
 def _fallback_notice(details: dict[str, Any]) -> None:

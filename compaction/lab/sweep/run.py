@@ -49,6 +49,14 @@ from compaction.tokens import make_counter
 Progress = Callable[[int, int], None]
 
 
+def _pooled(runs: list[dict[str, Any]], found_key: str, total_key: str) -> float | None:
+    """found / total summed over the runs; None when the runs predate the measure."""
+    if not runs or any(found_key not in run for run in runs):
+        return None
+    total = sum(run[total_key] for run in runs)
+    return round(sum(run[found_key] for run in runs) / total, 4) if total else 1.0
+
+
 @dataclass
 class SweepPoint:
     """One point of the grid, measured over every conversation of the sweep.
@@ -76,6 +84,8 @@ class SweepPoint:
     fallbacks: int = 0
     fits_target: bool | None = None  # every conversation within the sweep's target_tokens
     runs: list[dict[str, Any]] = field(default_factory=list)
+    #: The independent measure (lab/structural.py), pooled as recall is.
+    recall_structural: float | None = None
 
     @property
     def valid(self) -> bool:
@@ -128,6 +138,7 @@ class SweepPoint:
                 else all(r["tokens_after"] <= target_tokens for r in runs)
             ),
             runs=runs,
+            recall_structural=_pooled(runs, "structural_found", "structural_total"),
         )
 
     def row(self) -> dict[str, Any]:
@@ -139,6 +150,7 @@ class SweepPoint:
             "tokens_after": self.tokens_after,
             "savings_pct": self.savings_pct,
             "recall": self.recall,
+            "recall_structural": self.recall_structural,
             **{f"recall_{name}": value for name, value in self.recall_by_category.items()},
             "openai_errors": self.openai_errors,
             "anthropic_errors": self.anthropic_errors,
@@ -162,6 +174,7 @@ class SweepPoint:
             "recall_found": self.recall_found,
             "recall_total": self.recall_total,
             "recall_by_category": self.recall_by_category,
+            "recall_structural": self.recall_structural,
             "openai_errors": self.openai_errors,
             "anthropic_errors": self.anthropic_errors,
             "summary_tokens": self.summary_tokens,

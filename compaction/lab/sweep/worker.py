@@ -18,13 +18,14 @@ import multiprocessing
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.compactor import compress
 from compaction.config import CompactionConfig
 from compaction.lab.peers import Peer, PeerState
 from compaction.lab.probes import Fact, recall
+from compaction.lab.structural import StructuralFact, mine, structural_recall
 from compaction.messages import Message
 from compaction.summarizers.base import Summarizer
 from compaction.tokens import make_counter
@@ -38,6 +39,12 @@ class Evaluator:
     conversations: list[list[Message]]
     facts: list[list[Fact]]
     summarizer: Summarizer | None
+    #: The independent measure's facts (structural.py), mined once per conversation.
+    structural_facts: list[list[StructuralFact]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.structural_facts:
+            self.structural_facts = [mine(messages) for messages in self.conversations]
 
     def warm(self, counters: Sequence[tuple[str, str]]) -> None:
         """Count every message once with each (counter, model) the grid uses."""
@@ -106,6 +113,7 @@ class Evaluator:
         duration: float,
     ) -> dict[str, Any]:
         kept = recall(self.facts[conversation], output)
+        structural = structural_recall(self.structural_facts[conversation], output)
         provider_errors = {
             provider: len(errors(validate(output, provider))) for provider in PROVIDERS
         }
@@ -118,6 +126,8 @@ class Evaluator:
             "messages_after": len(output),
             "recall_found": kept.found,
             "recall_total": kept.total,
+            "structural_found": sum(structural.found.values()),
+            "structural_total": sum(structural.total.values()),
             "categories": {
                 name: [bucket.found, bucket.total] for name, bucket in kept.categories.items()
             },

@@ -25,7 +25,7 @@ from compaction.summarizers.extractive.merge import (
 )
 from compaction.summarizers.extractive.scan import scan
 from compaction.summarizers.extractive.sections import build_sections
-from compaction.summarizers.extractive.text import content_words
+from compaction.summarizers.extractive.text import stems
 from compaction.summary import parse_summary
 from compaction.tokens import RoughCounter, TiktokenCounter, TokenCounter, make_counter
 
@@ -99,7 +99,7 @@ class ExtractiveSummarizer:
                 f"the token counter for {request.model!r} cannot count plain text",
                 kind="failed",
             )
-        focus_words = content_words(request.focus) if request.focus else None
+        focus_words = stems(request.focus) if request.focus else None
         fitted = fit(active_task, sections, request.budget_tokens, count_text, focus_words)
         text = fitted.text
         self.last_details = {
@@ -108,7 +108,7 @@ class ExtractiveSummarizer:
             "iterative": previous is not None,
             "next_action_number": next_number,
             "merged": moved,
-            "focus_words": sorted(focus_words) if focus_words else [],
+            "focus_stems": sorted(focus_words) if focus_words else [],
             **fit_details(fitted, request.budget_tokens),
             "duration_s": round(time.perf_counter() - started, 4),
         }

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.summarizers.extractive.items import Item, Sections, render_items
-from compaction.summarizers.extractive.text import cut_text
+from compaction.summarizers.extractive.text import cut_text, stems, stems_match
 from compaction.summary import EMPTY_SECTION, render_summary
 
 #: A tiktoken count of a string (the fitter relies on tiktoken's chunking; see _cost).
@@ -31,6 +31,7 @@ ACTIVE_TASK_MAX_SHARE = 0.4
 ACTIVE_TASK_ALWAYS_FITS = 200
 FOCUS_SHARE = 0.65
 UNFOCUSED_MAX_CHARS = 100
+FOCUS_ITEMS_LISTED = 200
 #: Shares of the budget left after the headings and the Active Task (they sum to 1).
 SHARES: dict[str, float] = {
     "Goal": 0.04,
@@ -56,6 +57,9 @@ class Fitted:
     dropped: dict[str, int] = field(default_factory=dict)
     active_task_truncated: bool = False
     over_budget: bool = False
+    #: (section, line, kept) of every item the focus topic matched: kept in full, or dropped
+    #: by the budget even so.
+    focused: list[tuple[str, str, bool]] = field(default_factory=list)
 
 
 def truncate_to(text: str, tokens: int, count: CountText, marker: str = TRUNCATED) -> str:
@@ -130,8 +134,20 @@ def _render(
         kept[name] = len(keep)
         dropped[name] = len(items) - len(keep)
         omitted = dropped[name] if name == "Completed Actions" and keep else 0
-        bodies[name] = render_items(keep, name, omitted) or EMPTY_SECTION
+        what = _omitted_kinds([item for item in items if id(item) not in chosen]) if omitted else ""
+        bodies[name] = render_items(keep, name, omitted, what) or EMPTY_SECTION
     return render_summary(bodies), kept, dropped
+
+
+def _omitted_kinds(items: list[Item]) -> str:
+    """What the actions the budget left out were, by tool: `31 Read, 12 Bash`, so the gaps in
+    the numbering say what is missing."""
+    counts: dict[str, int] = {}
+    for item in items:
+        tool = item.text[1:].split("]", 1)[0] if item.text.startswith("[") else "other"
+        counts[tool] = counts.get(tool, 0) + 1
+    ranked = sorted(counts.items(), key=lambda pair: -pair[1])
+    return ", ".join(f"{count} {tool}" for tool, count in ranked[:4])
 
 
 def fit(
@@ -155,8 +171,8 @@ def fit(
     entries = [(name, item) for name, items in sections.items() for item in items]
     if focus_words:
         for _, item in entries:
-            lowered = item.text.lower()
-            item.focus = any(word in lowered for word in focus_words)
+            # Stems, not letters: "Rust tests" matches "cargo test", "migrations" "migrated".
+            item.focus = bool(stems_match(focus_words, stems(item.text)))
             if item.focus:
                 item.priority += 100.0
             elif len(item.text) > UNFOCUSED_MAX_CHARS and item.group is None:
@@ -180,7 +196,8 @@ def fit(
             overshoot -= _cost(item, count)
         text, kept, dropped = _render(active_task, sections, chosen)
         tokens = count(text)
-    return Fitted(text, tokens, kept, dropped, truncated, tokens > budget)
+    matched = [(name, item.text, id(item) in chosen) for name, item in entries if item.focus]
+    return Fitted(text, tokens, kept, dropped, truncated, tokens > budget, matched)
 
 
 def fit_details(fitted: Fitted, budget: int) -> dict[str, Any]:
@@ -191,4 +208,10 @@ def fit_details(fitted: Fitted, budget: int) -> dict[str, Any]:
         "dropped": fitted.dropped,
         "active_task_truncated": fitted.active_task_truncated,
         "over_budget": fitted.over_budget,
+        "focus_matched": len(fitted.focused),
+        # Listed for the app (Phase 3), up to FOCUS_ITEMS_LISTED: details go to the history.
+        "focus_items": [
+            {"section": section, "text": text, "kept": kept}
+            for section, text, kept in fitted.focused[:FOCUS_ITEMS_LISTED]
+        ],
     }

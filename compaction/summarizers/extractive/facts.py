@@ -20,11 +20,19 @@ from compaction.summarizers.extractive.cache import FactCache, register
 from compaction.summarizers.extractive.findings import (
     ERROR_LINES_PER_FAILURE,
     command_key,
+    command_targets,
+    exit_status,
     failure_lines,
     identifier_kind,
+    identifier_label,
     window,
 )
-from compaction.summarizers.extractive.state import CommandEffect, command_effect
+from compaction.summarizers.extractive.shell_files import changes, command_effects, patch_effects
+from compaction.summarizers.extractive.state import (
+    CommandEffect,
+    command_effect,
+    is_test_command,
+)
 from compaction.text_patterns import (
     collapse,
     command_text,
@@ -50,11 +58,11 @@ _FAILURE_IN_OUTPUT = re.compile(
 )
 _APPLIED_EDIT = re.compile(r"^Applied edit to (\S+)", re.M)
 _COMMIT_NOTICE = re.compile(r"^Commit ([0-9a-f]{7,40}) (.+)$", re.M)
-_RM = re.compile(r"^\s*(?:sudo\s+)?(?:rm|git rm)\s+(.+)$")
 _PATH_ARGUMENTS = ("path", "file_path", "filename", "absolute_path", "target_file", "notebook_path")
 
-#: (kind, value) pairs in text order, as the Critical Context section groups them.
-Identifiers = tuple[tuple[str, str], ...]
+#: (kind, value, label) in text order, as the Critical Context section groups them; the label
+#: says what the value is, from the words beside it ("" when they say nothing).
+Identifiers = tuple[tuple[str, str, str], ...]
 
 
 # Words that name a secret in an assignment (`ENCRYPTION_KEY=9f3a…`): a value found in such a
@@ -70,7 +78,7 @@ def _identifiers(text: str, prose: bool) -> Identifiers:
         redacted = redact(source)
         if redacted != source:
             found = [value for value in found if value in redacted]
-    return tuple((identifier_kind(v), v) for v in found)
+    return tuple((identifier_kind(v), v, identifier_label(source, v)) for v in found)
 
 
 class UserFacts(NamedTuple):
@@ -134,7 +142,7 @@ def _prose_facts(text: str) -> ProseFacts:
     return ProseFacts(
         False,
         bool(found) and not tx.is_intent(found[0]),
-        tuple(s for s in found if tx.is_decision(s)),
+        tuple(tx.decisions(found)),
         intents[-1] if intents else None,
         tuple([s for s in found if tx.is_next_step(s)] + tx.open_checkboxes(text)),
         tuple(tx.mentioned_paths(text)),
@@ -180,6 +188,8 @@ class CallFacts(NamedTuple):
     key: str  # what a later success must match to resolve a failure ('' while pending)
     errors: tuple[str, ...]
     effect: CommandEffect | None
+    targets: tuple[str, ...] = ()  # a test command's targets: what a success must cover
+    exit_code: int | None = None
 
 
 def _kind(name: str, arguments: dict[str, Any]) -> str | None:
@@ -245,32 +255,28 @@ def _touched(
         where = arguments.get("path") or arguments.get("dir")
         if isinstance(where, str) and where.strip():
             touches.append((where, "searched"))
+    if kind == "terminal" and command:
+        # Codex and Claude Code change files through the shell: read the command line itself.
+        for target, verb in command_effects(command):
+            touches.append((target, verb))
+            if changes(verb):
+                modified.append(target)
+        return touches, modified
+    patch = arguments.get("input") or arguments.get("patch")
+    if isinstance(patch, str) and "*** Begin Patch" in patch:
+        for target, verb in patch_effects(patch):
+            touches.append((target, verb))
+            modified.append(target)
+        return touches, modified
     written = written_paths(name, arguments, raw)
     creating = tool_kind(name) == "editor" and arguments.get("command") == "create"
     for path_written in written:
         if kind == "write_file" or creating:
             verb = "created" if "created" in out[:200].lower() else "written"
-        elif kind == "terminal":
-            verb = "written"
         else:
             verb = "edited"
         touches.append((path_written, verb))
         modified.append(path_written)
-    if command:
-        first = command.split("\n", 1)[0]
-        handled = set(written)
-        for segment in re.split(r"&&|;", first):
-            removed = _RM.match(segment)
-            if removed:
-                for target in removed.group(1).split():
-                    if not target.startswith("-"):
-                        target = target.strip("'\"")
-                        handled.add(target)
-                        touches.append((target, "deleted"))
-                        modified.append(target)
-        for mentioned in tx.mentioned_paths(first):
-            if "/" in mentioned and mentioned not in handled:
-                touches.append((mentioned, "used in a command"))
     return touches, modified
 
 
@@ -307,7 +313,10 @@ def _call_facts(name: str, raw: str, output: str | None, one_liner: str | None) 
     text = _decoded(seen)
     errors = tuple(failure_lines(text)) if failed else ()
     effect = command_effect(command, text, code, failed) if command else None
-    return CallFacts(*head, False, line, failed, key, errors, effect)
+    targets = command_targets(command) if command and is_test_command(command) else ()
+    if code is None and kind == "terminal":
+        code = exit_status(seen[:2_000]) if "xit" in seen else None
+    return CallFacts(*head, False, line, failed, key, errors, effect, targets, code)
 
 
 _JSON_ESCAPES = (("\\n", "\n"), ("\\t", "\t"), ('\\"', '"'))

@@ -31,6 +31,11 @@ class Action:
     errors: list[str] = field(default_factory=list)
     command: str | None = None
     kind: str | None = None
+    targets: tuple[str, ...] = ()  # a test command's targets (see command_targets)
+    fixes: int | None = None  # position in actions of the earlier failure this success fixed
+    fixed_by: int | None = None  # position in actions of the later success that fixed this
+    subject: str | None = None  # the file it read or changed, when it names one
+    exit_code: int | None = None
 
 
 @dataclass
@@ -52,6 +57,7 @@ class Findings:
     pending: list[tuple[int, str]] = field(default_factory=list)
     blocked: list[tuple[int, str]] = field(default_factory=list)
     identifiers: list[tuple[int, str, str, bool]] = field(default_factory=list)
+    identifier_labels: dict[str, str] = field(default_factory=dict)  # value -> what it is
     in_progress: list[str] = field(default_factory=list)
     remaining: list[str] = field(default_factory=list)
     assistant_texts: list[str] = field(default_factory=list)
@@ -61,15 +67,82 @@ class Findings:
     todo_list_seen: bool = False
 
 
+# What a failed output says, beyond the shared error lines: a module-qualified exception whose
+# name does not end in Error (`psycopg.errors.UniqueViolation: …`), pytest's `E   assert …`, and a
+# test runner's verdict (`1 failed, 212 passed`, vitest's `Tests 1 failed | 30 passed (31)`).
+_QUALIFIED_EXCEPTION = re.compile(r"^[ \t]*(?:E[ \t]+)?((?:[a-z_]\w*\.)+[A-Z]\w*: [^\n]+)", re.M)
+_ASSERTION = re.compile(
+    r"^[ \t]*(?:E[ \t]+(assert [^\n]+)|(Assertion (?:with|of) [^\n]{0,80}failed[^\n]*))", re.M
+)
+# Elixir and Erlang raise as `** (RuntimeError) message`.
+_RAISED = re.compile(r"^[ \t]*(\*\* \([\w.]+\) [^\n]+)", re.M)
+_VERDICT = re.compile(r"^[^\n]*\b\d+ failed\b[^\n]*", re.M)
+_EXIT_STATUS = re.compile(r"(?i)\bexit(?:ed)?(?: with)? (?:code|status)\s*:?\s*(-?\d+)")
+_EXCEPTION_LINE = re.compile(
+    r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b|^(?:[a-z_]\w*\.)+[A-Z]\w*: "
+)
+
+
+def _telling(line: str) -> int:
+    """How much a line tells of why a call failed: lower is more telling."""
+    if _EXCEPTION_LINE.match(line) or line.startswith(("error", "fatal", "panicked", "** (")):
+        return 0
+    if line.startswith(("assert", "Assertion")):
+        return 1
+    if _EXIT_ONLY.match(line) or _EXIT_STATUS.search(line):
+        return 4
+    if re.search(r"\b\d+ failed\b", line):
+        return 3
+    return 2
+
+
 def failure_lines(output: str) -> list[str]:
-    """The exact error lines of a failed output, last few: the probe scanners' exception and
-    FAILED lines plus compiler-style `path:line: error: …` lines (mypy, gcc, tsc, ruff)."""
+    """The exact error lines of a failed output, most telling first (the exception, the
+    assertion, a FAILED line, the verdict, the exit status), at most ERROR_LINES_PER_FAILURE: the
+    probe scanners' lines plus compiler-style `path:line: error: …` lines (mypy, gcc, tsc, ruff),
+    module-qualified exceptions, pytest assertions and test verdicts."""
     found = error_lines(output)
     if ": error" in output or ": fatal" in output:
         found += [cut(line, ERROR_MAX_CHARS) for line in _COMPILER_ERROR.findall(output)]
-    ordered = sorted(set(found), key=output.find) if len(found) > 1 else found
+    if "." in output and ": " in output:
+        found += [cut(line, ERROR_MAX_CHARS) for line in _QUALIFIED_EXCEPTION.findall(output)]
+    if "ssert" in output:
+        found += [cut(a or b, ERROR_MAX_CHARS) for a, b in _ASSERTION.findall(output)]
+    if "** (" in output:
+        found += [cut(line, ERROR_MAX_CHARS) for line in _RAISED.findall(output)]
+    if "failed" in output:
+        found += [cut(line.strip(" =-|"), ERROR_MAX_CHARS) for line in _VERDICT.findall(output)]
+    unique = list(dict.fromkeys(line for line in found if line))
+    # The latest of each kind: a traceback's last exception line is the one that was raised.
+    ordered = sorted(unique, key=lambda line: (_telling(line), -output.rfind(line)))
     informative = [line for line in ordered if not _EXIT_ONLY.match(line)]
-    return (informative or ordered)[-ERROR_LINES_PER_FAILURE:]
+    return (informative or ordered)[:ERROR_LINES_PER_FAILURE]
+
+
+def exit_status(output: str) -> int | None:
+    """The exit status an output reports in words (`Process exited with code 1`, Codex's
+    `Exit code: 2`), for outputs whose form the one-line summaries do not read."""
+    found = _EXIT_STATUS.search(output)
+    if found is None:
+        found = re.search(r"(?i)\bexit code:\s*(-?\d+)", output)
+    return int(found.group(1)) if found else None
+
+
+def command_targets(command: str) -> tuple[str, ...]:
+    """What a test command runs (`tests/test_db.py`, `-k users`), so a narrower run that passes
+    does not resolve a failure of the whole suite; empty for the whole suite."""
+    first = command.split("\n", 1)[0]
+    segment = re.split(r"&&|;|\|", first)
+    words: list[str] = []
+    for part in segment:
+        tokens = [w for w in part.split() if "=" not in w or w.startswith("-")]
+        if tokens and tokens[0] not in ("cd", "export", "source", "set"):
+            words = tokens
+            break
+    key_words = len(command_key(command).split())
+    return tuple(
+        word for word in words[key_words:] if not word.startswith(("-q", "-v", "2>", "--color"))
+    )
 
 
 def command_key(command: str) -> str:
@@ -101,6 +174,42 @@ def identifier_kind(value: str) -> str:
     if all(char in "0123456789abcdef" for char in value):
         return "Hashes"
     return "Versions"
+
+
+_LABEL_WORD = re.compile(r"([A-Za-z][\w.-]{1,30})[\s:=@(\[\"'`>]{1,4}$")
+_LABEL_STOP = frozenset(
+    "the a an and or of to in on for with from is are was at by see on as at commit".split()
+)
+LABEL_MAX_CHARS = 40
+
+
+def identifier_label(text: str, value: str) -> str:
+    return _LABEL_UNSAFE.sub(" ", _label(text, value)).strip()
+
+
+# A label sits inside "value (label)" in a comma-separated line: it may hold neither.
+_LABEL_UNSAFE = re.compile(r"[,()]+")
+
+
+def _label(text: str, value: str) -> str:
+    """What an identifier is, from its own line: the word before it (`task-id b0be39e`,
+    `ash 3.4.1`, `PR #17`), or for a value that opens its line (`05fd186 fix: login` in a
+    git log) the words after it. Empty when neither says anything."""
+    if value.startswith(("http://", "https://")) or value[:1] in ":Pp":
+        return ""  # a URL or a port already says what it is
+    position = text.find(value)
+    if position < 0:
+        return ""
+    start = text.rfind("\n", 0, position) + 1
+    before = text[max(start, position - 60) : position]
+    word = _LABEL_WORD.search(before)
+    if word and word.group(1).lower() not in _LABEL_STOP and not word.group(1)[0].isdigit():
+        return word.group(1).rstrip(".-")
+    if before.strip(" -*[(") == "" and identifier_kind(value) == "Hashes":
+        end = text.find("\n", position)
+        rest = text[position + len(value) : end if end >= 0 else len(text)].strip(" ]:-")
+        return cut(rest, LABEL_MAX_CHARS) if rest else ""
+    return ""
 
 
 def window(text: str, keep: int = WINDOW_CHARS) -> str:

@@ -41,7 +41,7 @@ def empty_sections() -> Sections:
     return {name: [] for name in SECTION_NAMES if name != "Active Task"}
 
 
-def render_items(items: list[Item], name: str, omitted: int = 0) -> str:
+def render_items(items: list[Item], name: str, omitted: int = 0, what: str = "") -> str:
     """A section body from its kept items, in display order; grouped values share a line."""
     ordered = sorted(items, key=lambda item: item.order)
     if name == "Goal":
@@ -56,7 +56,8 @@ def render_items(items: list[Item], name: str, omitted: int = 0) -> str:
     lines.extend(f"{BULLET}{group}: {', '.join(values)}" for group, values in groups.items())
     if omitted:
         noun = "action" if name == "Completed Actions" else "item"
-        lines.append(f"(+{omitted:,} more {noun}{'s' if omitted != 1 else ''} not listed)")
+        kinds = f": {what}" if what else ""
+        lines.append(f"(+{omitted:,} more {noun}{'s' if omitted != 1 else ''} not listed{kinds})")
     return "\n".join(lines)
 
 

@@ -19,7 +19,7 @@ from compaction.summary import Summary
 
 _NUMBERED = re.compile(r"^\s*(\d{1,6})[.)]\s+(.*)$")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,6}[.)])\s+")
-_OMITTED = re.compile(r"^\(\+[\d,]+ more \w+ not listed\)$")
+_OMITTED = re.compile(r"^\(\+[\d,]+ more \w+ not listed(?:: [^)]*)?\)$")
 _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
 _KEY_VALUE = re.compile(r"^([A-Za-z][\w /&-]{1,40}):\s+(.+)$")
 _FILE_LINE = re.compile(r"^`?([^\s`]+)`?\s+(?:—|-|:)\s+(.+)$")
@@ -156,6 +156,7 @@ _GROUP_WEIGHTS = {
     "Issues/PRs": 30.0,
     "Error codes": 30.0,
     "Config values": 25.0,
+    "Colours": 10.0,
     "Ports": 20.0,
     "Versions": 15.0,
 }
@@ -168,7 +169,8 @@ def _merge_critical(target: list[Item], lines: list[str]) -> None:
     lines) and fall to the budget as one block: here a value already known is not repeated and
     under a tight budget the fitter drops single old values, not every hash at once."""
     plain = []
-    known = {(item.group, item.text) for item in target}
+    # Known by the bare value: `4c1e9a7 (Merge branch)` and `4c1e9a7 (commit)` are one hash.
+    known = {(item.group, _bare(item.text)) for item in target}
     for position, line in enumerate(lines):
         kind, _, values = line.partition(": ")
         weight = _GROUP_WEIGHTS.get(kind)
@@ -177,14 +179,19 @@ def _merge_critical(target: list[Item], lines: list[str]) -> None:
             continue
         parts = [value.strip() for value in values.split(", ") if value.strip()]
         for offset, value in enumerate(parts):
-            if (kind, value) in known:
+            if (kind, _bare(value)) in known:
                 continue
-            known.add((kind, value))
+            known.add((kind, _bare(value)))
             rank = offset / max(len(parts), 1)  # later values were found later
             target.append(
                 Item(value, weight * OLD + 5 * rank, -len(lines) + position + rank, group=kind)
             )
     _keep(target, plain, 20.0)
+
+
+def _bare(value: str) -> str:
+    """An identifier without the label Critical Context gives it (`b0be39e (task-id)`)."""
+    return value.split(" (", 1)[0]
 
 
 def _merge_state(target: list[Item], lines: list[str]) -> None:

@@ -18,6 +18,7 @@ from compaction.messages import (
     call_arguments,
     call_name,
     content_text,
+    is_injected,
     is_summary_message,
     tool_calls,
 )
@@ -50,7 +51,8 @@ class _Scanner:
         self.last_answer: str | None = None
         self.answered = False  # whether last_answer is a real answer, not an announcement
         self.unanswered_request: tuple[int, str] | None = None
-        self.failures: dict[str, int] = {}  # key -> position in actions of the latest failure
+        # (key, test targets) -> positions in actions of the failures not yet fixed, in order
+        self.failures: dict[tuple[str, tuple[str, ...]], list[int]] = {}
         self.last_intent: tuple[int, str] | None = None
         self.identifier_outputs: set[int] = set()  # tool messages whose identifiers are mined
         self.todo_line: str | None = None
@@ -73,6 +75,13 @@ class _Scanner:
     def user(self, index: int, message: Message) -> None:
         facts = user_facts(content_text(message))
         if facts.blank:
+            return
+        if is_injected(message):
+            # Hook output, reminders, command wrappers: not the user's goal, rules or asks
+            # (messages.INJECTED_KEY). What they name may still matter: paths and identifiers.
+            for path in facts.paths:
+                self.touch(path, "mentioned", index)
+            self._identifiers(index, facts.identifiers, prose=False)
             return
         findings = self.findings
         if findings.first_user is None:
@@ -153,22 +162,50 @@ class _Scanner:
         line = (self.todo_line or facts.line) if facts.todo_tool else facts.line
         key = facts.key
         action = Action(
-            index, line, facts.failed, False, key, command=facts.command, kind=facts.kind
+            index,
+            line,
+            facts.failed,
+            False,
+            key,
+            command=facts.command,
+            kind=facts.kind,
+            targets=facts.targets,
+            subject=facts.touches[0][0] if facts.touches else None,
+            exit_code=facts.exit_code,
         )
+        position = len(findings.actions)
         if facts.failed:
             action.errors = list(facts.errors)
-            self.failures[key] = len(findings.actions)
+            self.failures.setdefault((key, facts.targets), []).append(position)
         else:
             findings.succeeded_keys.add(key)
-            self.failures.pop(key, None)
+            self._resolve(key, facts.targets, action, position)
         findings.actions.append(action)
         if facts.effect is not None:
             self.state.apply(facts.effect)
         if result[0] in self.identifier_outputs:
             self._identifiers(result[0], output_identifiers(result[1]), prose=False)
 
+    def _resolve(self, key: str, targets: tuple[str, ...], action: Action, position: int) -> None:
+        """A success fixes the earlier failures of the same command, test or file: the same
+        targets, or the whole suite (no targets) — a narrower run that passes fixes nothing."""
+        fixed = [
+            (failed_key, failed_targets)
+            for failed_key, failed_targets in self.failures
+            if failed_key == key and (not targets or targets == failed_targets)
+        ]
+        for entry in fixed:
+            # Every failed attempt since is fixed; the latest is the one the success answers.
+            for failed_at in self.failures.pop(entry):
+                self.findings.actions[failed_at].fixed_by = position
+                action.fixes = max(action.fixes or 0, failed_at)
+
     def _identifiers(self, index: int, found: Identifiers, prose: bool) -> None:
-        self.findings.identifiers.extend((index, kind, value, prose) for kind, value in found)
+        labels = self.findings.identifier_labels
+        for kind, value, label in found:
+            self.findings.identifiers.append((index, kind, value, prose))
+            if label:
+                labels[value] = label  # the latest word on what the value is
 
     def _close_questions(self) -> None:
         """A user turn ends the previous one: its questions are answered if the assistant wrote
@@ -188,15 +225,19 @@ class _Scanner:
         self._close_questions()
         if self.unanswered_request is not None:
             findings.pending.append(self.unanswered_request)
-        for position in sorted(self.failures.values()):
+        for position in sorted(positions[-1] for positions in self.failures.values()):
             action = findings.actions[position]
+            # The most telling line first, verbatim: the exception, the assertion, the verdict.
             quoted = "; ".join(f"`{line}`" for line in action.errors) or "no error line"
             subject = (
                 f"`{cut(action.command, COMMAND_MAX_CHARS)}`"
                 if action.command
                 else action.line.split(" — ", 1)[0]
             )
-            findings.blocked.append((action.index, f"{subject} failed: {quoted}"))
+            status = f" (exit {action.exit_code})" if action.exit_code else ""
+            findings.blocked.append(
+                (action.index, f"{subject} failed{status}, not fixed since: {quoted}")
+            )
         if self.last_intent is not None and not findings.in_progress:
             intent_index, sentence = self.last_intent
             later_results = any(a.index >= intent_index and not a.pending for a in findings.actions)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 
-from compaction.summarizers.extractive.findings import Findings
+from compaction.summarizers.extractive.findings import Action, Findings, command_key
 from compaction.summarizers.extractive.items import Item, Sections, empty_sections, recency
+from compaction.summarizers.extractive.shell_files import changes
+from compaction.summarizers.extractive.state import is_test_command
 from compaction.summarizers.extractive.text import constraints, first_sentences
 from compaction.text_patterns import cut, user_text
 
@@ -21,6 +23,9 @@ _VERB_PRIORITY = {
     "written": 45.0,
     "edited": 45.0,
     "read": 25.0,
+    "staged": 40.0,
+    "ran": 22.0,
+    "tested": 22.0,
     "searched": 18.0,
     "used in a command": 18.0,
     "mentioned": 15.0,
@@ -83,16 +88,130 @@ def _constraints(sections: Sections, findings: Findings, total: int, goal: str |
 
 
 def _actions(sections: Sections, findings: Findings, total: int, first_number: int) -> None:
-    for number, action in enumerate(findings.actions, first_number):
+    actions = findings.actions
+    items: list[Item] = []
+    for number, action in enumerate(actions, first_number):
         text = action.line
         if action.failed and action.errors:
-            extra = [line for line in action.errors if line not in text][-2:]
+            extra = [line for line in action.errors if line not in text][:3]
             if extra:
                 text += " | " + " | ".join(extra)
+        if action.fixed_by is not None:
+            text += f" (fixed by action {first_number + action.fixed_by})"
+        if action.fixes is not None:
+            failure = actions[action.fixes]
+            why = f": `{failure.errors[0]}`" if failure.errors else ""
+            text += f" — fixed the failure of action {first_number + action.fixes}{why}"
         base = 30.0 if action.failed else _KIND_PRIORITY.get(action.kind or "", 15.0)
+        if action.fixes is not None:
+            base = 32.0  # what was broken and now works: the next window must not redo it
         priority = base + 10 * recency(action.index, total)
-        item = Item(text, priority, float(number), number=number)
-        sections["Completed Actions"].append(item)
+        items.append(Item(text, priority, float(number), number=number))
+    sections["Completed Actions"].extend(_grouped(actions, items, first_number))
+
+
+#: Alike actions are grouped from this many on: "ran `pytest` 7×", "read 6 files".
+GROUP_MIN = 3
+GROUP_EVIDENCE = 8
+GROUP_VARIANTS = 6
+_GROUPABLE_KINDS = ("read_file", "search_files", "patch", "write_file")
+_GROUP_VERBS = {
+    "read_file": "read",
+    "search_files": "searched",
+    "patch": "edited",
+    "write_file": "wrote",
+}
+
+
+def _grouped(actions: list[Action], items: list[Item], first_number: int) -> list[Item]:
+    """Alike actions as one line each, so the list reads as what happened instead of a
+    numbered list with gaps where the budget dropped lines: every run of the same test command
+    ("ran `mix test` 7× …, last: …"), and a stretch of three or more reads, searches or edits by
+    one tool in a row ("read 6 files: …"). A group keeps the number of its last action and
+    names the others, so the numbering still continues from one summary to the next."""
+    runs: dict[str, list[int]] = {}
+    for position, action in enumerate(actions):
+        if action.command and not action.pending and is_test_command(action.command):
+            runs.setdefault(command_key(action.command), []).append(position)
+    replaced: dict[int, Item | None] = {}
+    for key, positions in runs.items():
+        if len(positions) < GROUP_MIN:
+            continue
+        last = positions[-1]
+        failed = sum(1 for p in positions if actions[p].failed)
+        fixed = sum(1 for p in positions if actions[p].failed and actions[p].fixed_by is not None)
+        numbers = ", ".join(str(first_number + p) for p in positions[:-1])
+        outcome = items[last].text.split(" -> ", 1)[1] if " -> " in items[last].text else "done"
+        tally = f"; {failed} failed ({fixed} of them fixed)" if failed else ""
+        # Each distinct failure's telling line stays: what broke is what the next window needs.
+        evidence = list(dict.fromkeys(line for p in positions for line in actions[p].errors[:2]))[
+            :GROUP_EVIDENCE
+        ]
+        if evidence:
+            tally += ": " + "; ".join(f"`{line}`" for line in evidence)
+        # The distinct command lines, as run: a later window may re-run exactly one of them.
+        variants = list(dict.fromkeys(_first_line(actions[p].command) for p in positions))
+        shown = ", ".join(f"`{variant}`" for variant in variants[:GROUP_VARIANTS])
+        text = (
+            f"ran `{key}` {len(positions)}× as {shown} (also actions {numbers}){tally}; "
+            f"last -> {outcome}"
+        )
+        priority = max(items[p].priority for p in positions) + 1.0
+        for p in positions[:-1]:
+            replaced[p] = None
+        replaced[last] = Item(text, priority, items[last].order, number=items[last].number)
+    stretch: list[int] = []
+
+    def close() -> None:
+        if len(stretch) >= GROUP_MIN:
+            first, last = stretch[0], stretch[-1]
+            kind = actions[last].kind or ""
+            tool = (
+                items[last].text.split("]", 1)[0] + "]" if items[last].text.startswith("[") else ""
+            )
+            paths = list(dict.fromkeys(actions[p].subject or "?" for p in stretch))
+            text = (
+                f"{tool} {_GROUP_VERBS.get(kind, 'used')} {len(paths)} file"
+                f"{'s' if len(paths) != 1 else ''} in {len(stretch)} calls "
+                f"(actions {first_number + first}–{first_number + last}): {', '.join(paths)}"
+            )
+            priority = max(items[p].priority for p in stretch)
+            for p in stretch[:-1]:
+                replaced[p] = None
+            replaced[last] = Item(
+                text.strip(), priority, items[last].order, number=items[last].number
+            )
+        stretch.clear()
+
+    for position, action in enumerate(actions):
+        alike = (
+            position not in replaced
+            and action.kind in _GROUPABLE_KINDS
+            and not (action.failed or action.pending or action.fixes is not None)
+            and action.subject is not None
+        )
+        if stretch and not (alike and _tool(items[position]) == _tool(items[stretch[-1]])):
+            close()
+        if alike:
+            stretch.append(position)
+    close()
+    grouped = []
+    for position, item in enumerate(items):
+        if position in replaced:
+            kept = replaced[position]
+            if kept is not None:
+                grouped.append(kept)
+        else:
+            grouped.append(item)
+    return grouped
+
+
+def _first_line(command: str | None) -> str:
+    return cut((command or "").split("\n", 1)[0], 80)
+
+
+def _tool(item: Item) -> str:
+    return item.text.split("]", 1)[0]
 
 
 def _files(sections: Sections, findings: Findings, total: int) -> None:
@@ -107,15 +226,35 @@ def _files(sections: Sections, findings: Findings, total: int) -> None:
     last: dict[str, int] = {}
     for record in records:
         target = record.path
-        if record.verbs == ["mentioned"] and record.path in by_suffix:
+        if not record.path.startswith(("/", "~")) and record.path in by_suffix:
+            # `lib/a.ex` staged by `git add` is the `/repo/lib/a.ex` the agent edited.
             target = by_suffix[record.path]
         verbs = merged.setdefault(target, [])
         verbs.extend(verb for verb in record.verbs if verb not in verbs)
         last[target] = max(last.get(target, 0), record.last_index)
     for order, (path, verbs) in enumerate(merged.items()):
-        best = max(_VERB_PRIORITY.get(verb, 15.0) for verb in verbs)
+        best = max(_verb_priority(verb) for verb in verbs)
         priority = best + 10 * recency(last[path], total)
         sections["Relevant Files"].append(Item(f"{path} — {', '.join(verbs)}", priority, order))
+
+
+_CSS_WORDS = frozenset(
+    "color colour background background-color border border-color fill stroke solid".split()
+)
+
+
+def _not_an_identifier(kind: str, value: str) -> bool:
+    """A URL cut at a template (`http://127.0.0.1:$PORT`) leads nowhere."""
+    return kind == "URLs" and ("$" in value or value.rstrip("/").endswith(":"))
+
+
+def _verb_priority(verb: str) -> float:
+    """`edited (sed -i)`, `moved to b.py`, `staged (git add)` rank as the change they are."""
+    exact = _VERB_PRIORITY.get(verb)
+    if exact is not None:
+        return exact
+    first = verb.split(" ", 1)[0]
+    return _VERB_PRIORITY.get(first, 44.0 if changes(verb) else 20.0)
 
 
 def _critical(sections: Sections, findings: Findings, total: int) -> None:
@@ -131,6 +270,13 @@ def _critical(sections: Sections, findings: Findings, total: int) -> None:
             for code in _ERROR_CODE.findall(line):
                 latest[code] = (action.index, "Error codes", True)
     target = sections["Critical Context"]
+    labels = findings.identifier_labels
     for order, (value, (index, kind, prose)) in enumerate(latest.items()):
+        if _not_an_identifier(kind, value):
+            continue
+        if kind == "Issues/PRs" and labels.get(value, "").lower() in _CSS_WORDS:
+            kind, prose = "Colours", False  # `color: #888` is a colour, not issue 888
         base = 30.0 if prose else 15.0
-        target.append(Item(value, base + 10 * recency(index, total), order, group=kind))
+        # "b0be39e (task-id)", "3.4.1 (ash)": a bare list of hashes says nothing.
+        text = f"{value} ({labels[value]})" if labels.get(value) else value
+        target.append(Item(text, base + 10 * recency(index, total), order, group=kind))

@@ -23,13 +23,18 @@ _CHECKOUT = re.compile(r"\bgit (?:checkout|switch)\s+(?:-[bcB]\s+)?([\w./-]+)\s*
 _TEST_COMMAND = re.compile(
     r"\b(?:pytest|py\.test|unittest|tox|nox|cargo (?:test|nextest|llvm-cov)|go test|"
     r"npm (?:run )?test|yarn test|pnpm test|jest|vitest|mocha|rspec|phpunit|mvn test|"
-    r"gradle test|make (?:test|check)|just (?:test|check)|ctest|dotnet test|runtests)\b"
+    r"gradle test|make (?:test|check)|just (?:test|check)|ctest|dotnet test|runtests|mix test)\b"
 )
 _TEST_VERDICT = re.compile(
     r"\d+ (?:passed|failed|errors?|tests? (?:passed|failed))\b|test result:|Tests? run:"
     r"|^OK\b|^FAILED\b|Ran \d+ tests?"
 )
 _VERDICT_SCAN_LINES = 60
+
+
+def is_test_command(command: str) -> bool:
+    """The command's first line runs a test suite (pytest, cargo test, mix test, npm test…)."""
+    return _TEST_COMMAND.search(command.split("\n", 1)[0]) is not None
 
 
 class _FileRecordLike(Protocol):

@@ -82,8 +82,20 @@ def sentences(text: str) -> list[str]:
 def constraints(text: str) -> tuple[str, ...]:
     """The user's rules in `text`, whole (within CONSTRAINT_MAX_CHARS, else cut with "...").
 
-    Whole sentences still contain the probe's 160-char prefix of each, so recall is unchanged."""
-    return tuple(cut_text(s, CONSTRAINT_MAX_CHARS) for s in constraint_sentences(text, None))
+    Whole sentences still contain the probe's 160-char prefix of each, so recall is unchanged.
+    Beyond the shared rule words, a user's "should", "avoid", "instead" and "without" state
+    what they want too ("the details should be in my profile", "cancel it instead")."""
+    found = constraint_sentences(text, None)
+    if _SOFT_RULE.search(text):
+        known = set(found)
+        for piece in _SENTENCE_SPLIT.split(text):
+            sentence = collapse(piece).lstrip("-*•> ").strip()
+            if len(sentence) >= 12 and sentence not in known and _SOFT_RULE.search(sentence):
+                found.append(sentence)
+    return tuple(cut_text(s, CONSTRAINT_MAX_CHARS) for s in found)
+
+
+_SOFT_RULE = re.compile(r"\b(?:should(?:n't| not)?|avoid|instead|without|no need to)\b", re.I)
 
 
 def cut_text(text: str, limit: int) -> str:
@@ -106,6 +118,33 @@ def first_sentences(text: str, count: int = 2, limit: int = 400) -> str:
 
 def is_decision(sentence: str) -> bool:
     return len(sentence) >= 20 and _DECISION.search(sentence) is not None
+
+
+# A decision that names its object only by pointing back ("I'll go with option 3.", "I'll use
+# that alias") means nothing once the sentence before it is gone.
+_POINTS_BACK = re.compile(
+    r"\b(?:use|go with|going with|went with|choose|chose|opt for|opted for|pick|picked|"
+    r"switch to|stick with|keep|decided on|take)\s+(?:that|this|it|these|those|them|"
+    r"option \d+|#\d+|the (?:first|second|third|last|former|latter|above|same)|one)\b",
+    re.I,
+)
+DEICTIC_MAX_CHARS = 100
+
+
+def decisions(found: list[str]) -> list[str]:
+    """The decision sentences of a message, each with its object: a short one that only points
+    back gets the sentence before it (`Option 3 keeps the API stable. → I'll go with option 3.`);
+    with nothing before it, it is left out."""
+    chosen = []
+    for position, sentence in enumerate(found):
+        if not is_decision(sentence):
+            continue
+        if len(sentence) <= DEICTIC_MAX_CHARS and _POINTS_BACK.search(sentence):
+            if position == 0:
+                continue
+            sentence = cut_text(f"{found[position - 1]} → {sentence}", SENTENCE_MAX_CHARS + 100)
+        chosen.append(sentence)
+    return chosen
 
 
 def is_intent(sentence: str) -> bool:
@@ -135,6 +174,66 @@ def open_checkboxes(text: str) -> list[str]:
 def content_words(text: str) -> set[str]:
     """Lower-case words of 3+ chars that carry meaning (stop words dropped)."""
     return {word for word in _WORD.findall(text.lower()) if word not in _STOPWORDS}
+
+
+_STEM_WORD = re.compile(r"[a-z0-9]+")
+# Longest first: "tests" -> "test", "testing" -> "test", "migrations" -> "migr",
+# "migrated" -> "migrat" (stems_match reads one as the start of the other).
+_SUFFIXES = (
+    "ations",
+    "ation",
+    "ings",
+    "ing",
+    "ies",
+    "ied",
+    "ers",
+    "er",
+    "es",
+    "ed",
+    "ly",
+    "s",
+    "y",
+)
+
+
+def stem(word: str) -> str:
+    """A word's crude stem: lower case, one common English suffix off, never under 3 letters —
+    enough that "Rust tests" matches "cargo test" and "migrations" matches "migrated"."""
+    word = word.lower()
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word
+
+
+def stems(text: str) -> set[str]:
+    """The stems of the words of `text` (paths and identifiers split at their punctuation, so
+    `tests/test_auth.py` holds "test" and "auth"), stop words dropped."""
+    return {
+        stem(word)
+        for word in _STEM_WORD.findall(text.lower())
+        if len(word) >= 3 and word not in _STOPWORDS
+    }
+
+
+FOCUS_PREFIX_MIN = 4
+
+
+def stems_match(focus: set[str], words: set[str]) -> set[str]:
+    """The focus stems found among `words`: equal, or one the start of the other when both have
+    at least FOCUS_PREFIX_MIN letters ("migr" and "migrat", "auth" and "authentic")."""
+    found = focus & words
+    for wanted in focus - found:
+        if len(wanted) < FOCUS_PREFIX_MIN:
+            continue
+        for word in words:
+            if len(word) >= FOCUS_PREFIX_MIN and (
+                word.startswith(wanted) or wanted.startswith(word)
+            ):
+                found.add(wanted)
+                break
+    return found
 
 
 def _is_path_char(char: str) -> bool:

@@ -161,6 +161,11 @@ def _table(
             "tokens after": point.tokens_after,
             "savings %": round(point.savings_pct, 1),
             "recall %": round(point.recall * 100, 1),
+            "recall (structural) %": (
+                round(point.recall_structural * 100, 1)
+                if point.recall_structural is not None
+                else None
+            ),
             "summary tokens": point.summary_tokens,
             "valid": point.valid,
         }

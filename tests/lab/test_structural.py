@@ -1,0 +1,131 @@
+"""The structural measure (lab/structural.py): facts defined by the transcript's structure, mined
+without the summariser's code, and reported beside probe recall."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compaction.lab import structural
+from compaction.lab.evaluate import COMPACTION, MATCHED, aggregate, evaluate
+from compaction.lab.structural import latest_request, mine, structural_recall
+from compaction.messages import INJECTED_KEY
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+
+
+def call(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+    }
+
+
+SESSION: list[dict[str, Any]] = [
+    {"role": "system", "content": "You are a coding agent."},
+    {"role": "user", "content": "Fix the importer. Never touch the migrations folder."},
+    {
+        "role": "assistant",
+        "content": "Reading the docs at https://example.com/docs/importer first.",
+        "tool_calls": [
+            call("c1", "Read", file_path="/repo/app/importer.py"),
+            call("c2", "exec_command", cmd="sed -i 's/a/b/' src/a.py && /usr/bin/time pytest -q"),
+        ],
+    },
+    {"role": "tool", "tool_call_id": "c1", "content": "def load(): ..."},
+    {
+        "role": "tool",
+        "tool_call_id": "c2",
+        "content": "Process exited with code 1\nValueError: bad row 7\n1 failed, 3 passed",
+    },
+    {"role": "user", "content": "<command-name>/compact</command-name>"},
+    {"role": "user", "content": "Stop hook feedback: commit first", INJECTED_KEY: "stop-hook"},
+]
+
+
+def by_category(facts: list[structural.StructuralFact]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for fact in facts:
+        found.setdefault(fact.category, []).append(fact.text)
+    return found
+
+
+def test_facts_come_from_structure() -> None:
+    facts = by_category(mine(SESSION))
+    assert facts["latest_request"] == ["Fix the importer. Never touch the migrations folder."]
+    assert facts["constraints"] == ["Never touch the migrations folder."]
+    # Paths from an argument named like a path, and from the command line — not the program.
+    assert set(facts["paths"]) == {"/repo/app/importer.py", "src/a.py"}
+    assert set(facts["errors"]) == {"ValueError: bad row 7", "1 failed, 3 passed"}
+    assert facts["urls"] == ["https://example.com/docs/importer"]
+
+
+def test_hook_output_and_wrappers_are_not_the_user() -> None:
+    found = latest_request(SESSION)
+    assert found is not None and found[0] == 1
+
+
+def test_recall_counts_what_survives() -> None:
+    facts = mine(SESSION)
+    assert structural_recall(facts, SESSION).ratio == 1.0
+    kept = structural_recall(facts, SESSION[:2])
+    assert kept.found == {"latest_request": 1, "constraints": 1}
+    assert {fact.category for fact in kept.lost} == {"paths", "errors", "urls"}
+    assert kept.ratio == pytest.approx(2 / 7)
+
+
+def test_the_measure_shares_no_code_with_the_summariser() -> None:
+    tree = ast.parse(Path(structural.__file__).read_text())
+    imported = {
+        node.module
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module is not None
+    } | {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    compaction_modules = {name for name in imported if name.startswith("compaction")}
+    assert compaction_modules == {"compaction.messages"}
+
+
+def test_evaluate_reports_structural_recall_beside_recall() -> None:
+    evaluation = evaluate(SESSION, target_ratio=0.5)
+    for row in evaluation.rows():
+        assert 0.0 <= row["recall_structural"] <= 1.0
+    table = {entry["strategy"]: entry for entry in aggregate([evaluation.summary_row()])}
+    assert table[COMPACTION]["mean_recall_structural"] == evaluation.rows()[3]["recall_structural"]
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not here")
+def test_the_pipeline_beats_head_tail_matched_on_the_spotter_session() -> None:
+    from compaction.formats import load_conversations
+
+    path = CORPUS / "claudecode-spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+    conversation = load_conversations(path)[0]
+    evaluation = evaluate(conversation, strategies=(COMPACTION, MATCHED))
+    ours = evaluation.outcomes[COMPACTION].row()["recall_structural"]
+    theirs = evaluation.outcomes[MATCHED].row()["recall_structural"]
+    assert ours >= theirs + 0.15
+
+
+def test_sweep_points_carry_structural_recall() -> None:
+    from compaction.compactor import compress
+    from compaction.config import CompactionConfig
+    from compaction.lab.sweep.run import sweep
+    from compaction.samples import load_sample
+
+    messages = load_sample("fix-failing-tests").messages
+    base = CompactionConfig(context_length=4_000)
+    result = sweep([messages], {"tail_token_ratio": [0.1, 0.3]}, base_config=base)
+    for point in result.points:
+        compacted = compress(messages, base.replace(**point.params))
+        expected = structural_recall(mine(messages), compacted.messages).ratio
+        assert point.recall_structural == pytest.approx(expected, abs=1e-4)
+        assert point.row()["recall_structural"] == point.recall_structural
