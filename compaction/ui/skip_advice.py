@@ -10,6 +10,7 @@ token counts, so the suggested change is one that does leave a middle to summari
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError
@@ -31,6 +32,8 @@ class SkipAdvice:
 
     cause: str
     changes: tuple[str, ...]
+    #: Each alternative as a setting and its value ({"context_length": 32000, ...}).
+    alternatives: tuple[tuple[str, Any], ...] = ()
 
     def sentence(self) -> str:
         """One line: the cause, then "To compact, lower … or …" when a change would help."""
@@ -108,13 +111,14 @@ def nothing_to_compress(plan: RegionPlan) -> SkipAdvice:
         )
         if (head := _fewer_head_messages(plan, config)) is not None:
             changes.append(f"protect only the first {head} message(s)")
-        return SkipAdvice(cause, tuple(changes))
+            return SkipAdvice(cause, tuple(changes), (("protect_first_n", head),))
+        return SkipAdvice(cause, ())
     if n - bounds.head_end <= config.min_tail_messages:
         cause = (
             f"The tail keeps at least {config.min_tail_messages} messages, and only "
             f"{n - bounds.head_end:,} follow the head."
         )
-        return SkipAdvice(cause, ("lower “Minimum tail messages”",))
+        return SkipAdvice(cause, ("lower “Minimum tail messages”",))  # nothing else helps
     if bounds.raw_walk_stop > bounds.head_end and bounds.anchor == "moved":
         cause = (
             f"The tail budget stopped after the head, but the latest request (#{bounds.last_user})"
@@ -130,13 +134,16 @@ def nothing_to_compress(plan: RegionPlan) -> SkipAdvice:
             f"{_ratio_label(config.tail_soft_factor)}) covers all {after_head:,} tokens after "
             "the head (after Phase 1), so nothing is left to summarise."
         )
+    alternatives: list[tuple[str, Any]] = []
     if (window := _smaller_window(plan, config)) is not None:
         changes.append(f"lower the window to {window_label(window)}")
+        alternatives.append(("context_length", window))
     if (ratio := _smaller_tail_ratio(plan, config)) is not None:
         changes.append(f"the tail ratio to {_ratio_label(ratio)}")
+        alternatives.append(("tail_token_ratio", ratio))
     if changes and not changes[0].startswith("lower"):
         changes[0] = f"lower {changes[0]}"
-    return SkipAdvice(cause, tuple(changes))
+    return SkipAdvice(cause, tuple(changes), tuple(alternatives))
 
 
 def below_threshold(plan: RegionPlan) -> SkipAdvice:
@@ -149,6 +156,7 @@ def below_threshold(plan: RegionPlan) -> SkipAdvice:
         f"{config.context_length:,}-token window)."
     )
     changes: list[str] = []
+    alternatives: list[tuple[str, Any]] = []
     window = next(
         (
             w
@@ -161,14 +169,16 @@ def below_threshold(plan: RegionPlan) -> SkipAdvice:
     )
     if window is not None:
         changes.append(f"lower the window to {window_label(window)}")
+        alternatives.append(("context_length", window))
     steps = int(total / config.context_length / RATIO_STEP)
     ratio = round(steps * RATIO_STEP, 2)
     if LOWEST_RATIO <= ratio < config.threshold_ratio:
         changes.append(f"the threshold ratio to {_ratio_label(ratio)}")
-    changes.append("turn on “Compact below the threshold”")
-    if not changes[0].startswith("lower") and not changes[0].startswith("turn"):
+        alternatives.append(("threshold_ratio", ratio))
+    if changes and not changes[0].startswith("lower"):
         changes[0] = f"lower {changes[0]}"
-    return SkipAdvice(cause, tuple(changes))
+    changes.append("turn on “Compact below the threshold”")
+    return SkipAdvice(cause, tuple(changes), tuple(alternatives))
 
 
 def skip_advice(plan: RegionPlan, skip_reason: str | None) -> SkipAdvice | None:
