@@ -19,7 +19,21 @@ from compaction.summarizers.factory import SUMMARIZER_KINDS
 DEFAULTS = CompactionConfig()
 API_KEY_KEY = "llm_api_key"  # session-state key of the password field; never query-bound
 SUMMARY_BUDGET_SLOT = "_summary_budget_slot"
-MODELS = ("gpt-4o", "gpt-4o-mini", "gpt-4.1", "gpt-5", "o3", "gpt-4", "gpt-3.5-turbo", "claude")
+#: The model picker's names: each one litellm's bundled map knows, so "Use the model's window"
+#: never answers "unknown" for a name the app itself offered (a typed name may still be).
+MODELS = (
+    "gpt-4o",
+    "gpt-4o-mini",
+    "gpt-4.1",
+    "gpt-5",
+    "o3",
+    "o4-mini",
+    "gpt-4",
+    "gpt-3.5-turbo",
+    "claude-sonnet-4-5",
+    "claude-opus-4-1",
+    "gemini-2.5-pro",
+)
 
 #: Widget keys (also the URL's query-parameter names) of the config fields.
 CONFIG_KEYS: dict[str, str] = {name: f"p_{name}" for name in CompactionConfig.field_names()}

@@ -16,6 +16,8 @@ from compaction.result import PHASE_NAMES
 STEP_KEY = "inspect_step"
 VIEW_KEY = "phase_view"
 LLM_REQUEST_KEY = "llm_requested"
+#: Set by a click that runs the phases to the end: the run it shows is saved to the history.
+SAVE_NEXT_KEY = "_save_next_run"
 PHASE_BUTTONS = (
     "1 · Prune",
     "2 · Boundaries",
@@ -44,6 +46,8 @@ def go_to(step: int) -> None:
 def _clicked(step: int, llm: bool) -> None:
     if llm and step >= 3 and current_step() < 3:
         st.session_state[LLM_REQUEST_KEY] = True
+    if step >= CLEANUP_STEP:
+        st.session_state[SAVE_NEXT_KEY] = True
     go_to(step)
 
 

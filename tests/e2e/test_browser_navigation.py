@@ -46,7 +46,8 @@ def test_the_landing_page_shows_a_loaded_conversation(page: Page, app_server: Ap
     # the regions' counts and the stepper, with nothing clicked.
     expect(main).to_contain_text("messages", timeout=RENDER_TIMEOUT_MS)
     expect(page.locator("[data-testid='stVegaLiteChart']").nth(1)).to_be_visible()
-    expect(page.locator("[data-testid='stMetric']").filter(has_text="Middle messages")).to_be_visible()
+    middle = page.locator("[data-testid='stMetric']").filter(has_text="Middle messages")
+    expect(middle).to_be_visible()
     expect(page.get_by_text("Run step by step")).to_be_visible()
     expect(_stepper(page).filter(has_text="1 · Prune")).to_be_enabled()
     # Loading another conversation is one click away: the Load panel is open on the landing page.

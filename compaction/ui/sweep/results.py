@@ -24,6 +24,7 @@ from compaction.ui.state import get_loaded, make_loaded, set_loaded
 from compaction.ui.stored_run import HistoryUnavailable, history_call
 from compaction.ui.sweep.charts import frontier_scatter, heatmap, metric_lines
 from compaction.ui.untrusted import md_escape
+from compaction.ui.words import when
 
 VIEW_KEY = "_sweep_view"
 POINT_KEY = "sweep_point"
@@ -294,7 +295,7 @@ def render_saved() -> None:
         st.caption("No saved sweeps yet.")
         return
     labels = {
-        row.id: f"#{row.id} · {row.created_at[:16].replace('T', ' ')} · "
+        row.id: f"#{row.id} · {when(row.created_at)} · "
         f"{row.label or ' × '.join(row.grid)} · {row.point_count} points"
         for row in stored
     }
