@@ -136,11 +136,33 @@ def adopt(loaded: Loaded, keep: frozenset[str] = frozenset()) -> None:
         remember(ref)
 
 
+#: Settings a sample suggests that the link's sender set back to their defaults: Streamlit
+#: leaves a widget at its default out of the URL, which would let the suggestion come back.
+DROPPED_PARAM = "unsuggested"
+
+
 def _settings_in_url() -> frozenset[str]:
     names = {name for name, key in CONFIG_KEYS.items() if key in st.query_params}
     if "p_focus" in st.query_params:
         names.add("focus")
+    dropped = str(st.query_params.get(DROPPED_PARAM) or "")
+    names.update(name for name in dropped.split(",") if name)
     return frozenset(names)
+
+
+def _dropped_suggestions(loaded: Loaded | None) -> str:
+    """The loaded conversation's suggested settings the person has changed and whose widget
+    is not in the URL (at its default), comma-separated; "" when there are none."""
+    if loaded is None:
+        return ""
+    dropped = []
+    for name, value in loaded.settings.items():
+        key = CONFIG_KEYS.get(name) or ("p_focus" if name == "focus" else None)
+        if key is None or key in st.query_params or key not in st.session_state:
+            continue
+        if st.session_state[key] != (str(value) if name == "focus" else value):
+            dropped.append(name)
+    return ",".join(sorted(dropped))
 
 
 def follow_url() -> None:
@@ -186,6 +208,12 @@ def write_url() -> None:
                 st.query_params[kind] = wanted.value
         elif present is not None:
             st.query_params.pop(kind, None)
+    dropped = _dropped_suggestions(get_loaded())
+    if dropped != str(st.query_params.get(DROPPED_PARAM) or ""):
+        if dropped:
+            st.query_params[DROPPED_PARAM] = dropped
+        else:
+            st.query_params.pop(DROPPED_PARAM, None)
     st.session_state[WRITTEN_KEY] = wanted
 
 

@@ -54,6 +54,14 @@ def test_a_link_applies_the_samples_suggestions_it_does_not_set_itself() -> None
     assert at.text_input(key="p_focus").value == get_sample("research-session").settings["focus"]
     other = open_app(sample="research-session", p_focus="refunds")
     assert other.text_input(key="p_focus").value == "refunds"
+    # A sender who cleared the suggested focus (a default Streamlit leaves out of the URL)
+    # sends a link that says so, and the receiver gets no focus either.
+    at.text_input(key="p_focus").set_value("")
+    at.run()
+    assert at.query_params["unsuggested"] == "focus"
+    link = {name: at.query_params[name] for name in at.query_params}
+    received = open_app(**link)
+    assert received.text_input(key="p_focus").value == ""
 
 
 def test_a_samples_focus_does_not_follow_the_user_to_the_next_sample() -> None:
