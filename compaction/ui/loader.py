@@ -243,7 +243,7 @@ def render_loader() -> Loaded | None:
         lines = "\n".join(f"- {md_escape(line)}" for line in changed)
         st.info(f"The sidebar's settings changed with the conversation:\n{lines}")
     loaded = get_loaded()
-    if loaded is not None:
+    if loaded is not None and not is_landing(loaded):  # an open Load panel already shows it
         _render_sample_hint(loaded)
         render_follow(loaded, _open_local)
         _render_import_report(loaded)
@@ -265,7 +265,7 @@ def _render_sample_hint(loaded: Loaded) -> None:
     sample_id = loaded.source.removeprefix("sample:")
     sample = next((s for s in _samples() if s.id == sample_id), None)
     if sample is not None and sample.description:
-        st.caption(f"ℹ️ {md_escape(sample.description)}")
+        st.caption(f"ℹ️ {sample.description}")  # the project's own text, as in the picker
 
 
 def _render_import_report(loaded: Loaded) -> None:

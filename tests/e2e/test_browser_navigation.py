@@ -148,4 +148,5 @@ def test_every_phase_button_label_is_whole_at_1024_px(page: Page, app_server: Ap
         assert not cut, f"the {label!r} button's label is cut at 1024 px"
         assert label in button.inner_text()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.get_by_text("Run step by step").scroll_into_view_if_needed()
     page.screenshot(path=str(SCREENSHOTS / "inspect-1024px.png"))

@@ -35,8 +35,13 @@ def test_the_app_opens_on_the_teaching_example_with_the_stepper() -> None:
     assert "Run step by step" in _texts(at, "markdown")
     assert not at.button(key="step_1").disabled
     assert "Middle messages" in [metric.label for metric in at.metric]
-    # The sample's description (what to look at, phase by phase) is in view, not folded away.
+    # The sample's description (what to look at, phase by phase) is in view, not folded away:
+    # in the open Load panel on landing, and below it once a sample was picked.
     assert get_sample("teaching-example").description in _texts(at, "caption")
+    at.selectbox(key="load_sample_id").set_value("orphans")
+    click(at, "load_sample_btn")
+    assert not at.expander[0].proto.expanded
+    assert f"ℹ️ {get_sample('orphans').description}" in [str(c.value) for c in at.caption]
 
 
 def test_the_app_reopens_the_last_conversation_the_person_had_open() -> None:
