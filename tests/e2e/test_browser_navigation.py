@@ -28,9 +28,7 @@ def _no_exception(page: Page) -> None:
 
 def _nav(page: Page, title: str) -> None:
     page.locator("[data-testid='stSidebarNav'] a").filter(has_text=title).click()
-    expect(page.locator("h1").filter(has_text=title).first).to_be_visible(
-        timeout=RENDER_TIMEOUT_MS
-    )
+    expect(page.locator("h1").filter(has_text=title).first).to_be_visible(timeout=RENDER_TIMEOUT_MS)
     wait_idle(page, RENDER_TIMEOUT_MS)
 
 

@@ -184,4 +184,3 @@ def test_learn_explains_the_clamp_to_a_learner() -> None:
     info = _texts(at, "info")
     assert "Why 8,000 and not 9,840?" in info
     assert "design notes" not in info
-
