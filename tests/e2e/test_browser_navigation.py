@@ -122,12 +122,21 @@ def test_a_copied_timeline_link_reopens_the_conversation_and_settings(
     # Another sample does not inherit the research sample's focus topic, and says so.
     _nav(page, "Inspect")
     page.get_by_text("Loaded:", exact=False).first.click()
+    wait_idle(page, RENDER_TIMEOUT_MS)
     page.get_by_label("Sample session").click()
     page.get_by_role("option", name="An interrupted run leaves orphaned tool calls").click()
-    page.get_by_role("button", name="Load sample").click()
     wait_idle(page, RENDER_TIMEOUT_MS)
-    expect(page.get_by_label("Focus topic")).to_have_value("")
+    expect(page.get_by_label("Sample session")).to_have_value(
+        "An interrupted run leaves orphaned tool calls"
+    )
+    page.get_by_role("button", name="Load sample").click()
+    expect(page.get_by_text("Loaded: An interrupted run", exact=False).first).to_be_visible(
+        timeout=RENDER_TIMEOUT_MS
+    )
+    wait_idle(page, RENDER_TIMEOUT_MS)
     expect(page.get_by_text("settings changed with the conversation", exact=False)).to_be_visible()
+    sidebar = page.locator("[data-testid='stSidebar']")
+    expect(sidebar.get_by_label("Focus topic")).to_have_value("", timeout=RENDER_TIMEOUT_MS)
     assert "sample=orphans" in page.url, page.url
 
 
@@ -135,9 +144,10 @@ def test_every_phase_button_label_is_whole_at_1024_px(page: Page, app_server: Ap
     page.set_viewport_size({"width": 1024, "height": 900})
     open_app(page, f"{app_server.url}/?sample={SAMPLE}")
     expect(page.get_by_text("Run step by step")).to_be_visible(timeout=RENDER_TIMEOUT_MS)
+    wait_idle(page, RENDER_TIMEOUT_MS)
     for label in (*PHASE_LABELS, "6 · Fit", "Run all", "Reset"):
         button = page.locator("[data-testid='stButton'] button").filter(has_text=label).first
-        expect(button).to_be_visible()
+        expect(button).to_be_visible(timeout=RENDER_TIMEOUT_MS)
         # Whole: the text is not cut with an ellipsis (its box is as wide as its content).
         cut = button.evaluate(
             """b => [...b.querySelectorAll('*')].concat([b]).some(
