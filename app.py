@@ -26,5 +26,5 @@ PAGES = [
 
 nav.register(PAGES)
 page = st.navigation(PAGES)
-draw_frame()  # `?sample=<id>` autoload and the shared parameter sidebar
+draw_frame()  # the conversation the URL names (or the landing one) and the sidebar
 page.run()

@@ -8,6 +8,7 @@ from compaction.ui.inspect_view import render_final, render_overview, run_llm_no
 from compaction.ui.loader import render_loader
 from compaction.ui.peer_compare import render_peer_compare
 from compaction.ui.phase_views import render_phase
+from compaction.ui.skip_advice import skip_advice
 from compaction.ui.stepper import (
     CLEANUP_STEP,
     LLM_REQUEST_KEY,
@@ -44,9 +45,10 @@ if use_llm and llm_result is None and step > 2:
     step = 2
     st.info("Parameters changed since the last LLM summary: click Phase 3 to call the model.")
 if result.skipped:
-    st.warning(f"Compaction skipped: {md_escape(result.skip_reason)}.")
-    if not settings.force:
-        st.caption("Turn on “Compact below the threshold” in the sidebar to run it manually.")
+    # Which budget decided, and the change that would compact, from this conversation's numbers.
+    advice = skip_advice(compute.region_plan(loaded, settings), result.skip_reason)
+    why = f" {md_escape(advice.sentence())}" if advice is not None else ""
+    st.warning(f"Compaction skipped: {md_escape(result.skip_reason)}.{why}")
 shown = phase_picker(step, [phase.name for phase in result.phases])
 if shown is not None:
     render_phase(result, shown, loaded.messages)

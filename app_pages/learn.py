@@ -62,10 +62,15 @@ columns[1].metric(
 )
 columns[2].metric("Savings", f"{example.savings_pct:.1f}%")
 if example.clamped:
+    # Said to the learner, with the live numbers: why the budget is not simply ratio × middle.
+    bound = "at most" if example.summary < example.summary_raw else "at least"
     st.info(
-        f"The summary budget {example.summary_raw:,} is clamped to {example.summary:,}. "
-        f"The design notes this algorithm comes from list {SEED_SUMMARY_SAID:,} ('9.8K') for "
-        "the default settings: they forget their own 2K–8K clamp, which caps the 9,840 at 8,000."
+        f"**Why {example.summary:,} and not {example.summary_raw:,}?** "
+        f"{config.summary_ratio:.0%} of the {example.middle:,}-token middle is "
+        f"{example.summary_raw:,} tokens, but a summary's budget is kept between "
+        f"{config.summary_min_tokens:,} and {config.summary_max_tokens:,} tokens, so this one "
+        f"gets {bound} {example.summary:,}. (You may meet {SEED_SUMMARY_SAID:,} — “9.8K” — for "
+        "these settings elsewhere: that figure leaves the clamp out.)"
     )
 
 st.header("A small conversation, phase by phase")

@@ -58,7 +58,8 @@ def test_migrates_from_each_earlier_version(_history_db: Path, applied: int) -> 
     build_migrations(applied).apply(db)
     # A run written by the older schema must survive the upgrade.
     db.execute(
-        "INSERT INTO sessions VALUES "
+        "INSERT INTO sessions (id, title, format, message_count, tokens, messages, "
+        "first_seen, last_seen) VALUES "
         "('s1', 'old', 'openai', 1, 10, '[]', '2025-01-01', '2025-01-01')"
     )
     db.execute(

@@ -131,6 +131,24 @@ def m005_full_text(db: Database) -> None:
         )
 
 
+def m006_dedupe_and_message_store(db: Database) -> None:
+    """An identical run is stored once (`fingerprint`), and each phase's messages are stored
+    once across every run (content-addressed), not again in every run's report: a
+    5,000-message session's phases repeat almost every message six times per run."""
+    # sha256 of the session, config, focus, summariser and compacted messages; NULL for runs
+    # stored before this migration (they are never matched, so never deduplicated).
+    db.execute("ALTER TABLE runs ADD COLUMN fingerprint TEXT")
+    db.execute("CREATE INDEX idx_runs_fingerprint ON runs (fingerprint)")
+    db.execute(
+        """
+        CREATE TABLE messages_store (
+            id TEXT PRIMARY KEY,            -- sha256 of the message's canonical JSON
+            message TEXT NOT NULL           -- the message (redacted), JSON
+        )
+        """
+    )
+
+
 #: The migrations, in the order they apply. Append new ones; never edit or reorder these.
 MIGRATIONS: tuple[Callable[[Database], None], ...] = (
     m001_sessions_and_runs,
@@ -138,6 +156,7 @@ MIGRATIONS: tuple[Callable[[Database], None], ...] = (
     m003_run_indexes,
     m004_sweeps,
     m005_full_text,
+    m006_dedupe_and_message_store,
 )
 
 #: Every migration name this code knows, in order (its length is the schema version).

@@ -16,6 +16,7 @@ from typing import Any
 from compaction.errors import HistoryError
 from compaction.history.compare import Comparison, compare_runs
 from compaction.history.connection import HistoryDB, HistoryNeedsUpgradeError, default_path
+from compaction.history.message_store import ORPHANS_SQL, externalise, fingerprint, resolve
 from compaction.history.records import (
     LABEL_CHARS,
     bounded,
@@ -131,13 +132,18 @@ class History(SweepStore):
         label: str | None = None,
         note: str | None = None,
         summarizer_info: dict[str, Any] | None = None,
+        dedupe: bool = False,
     ) -> int:
         """Store one run of `conversation` (a message list or a Conversation); return its id.
 
         `result` is a CompactionResult; `summarizer_info` may describe the summariser (kind,
         model, endpoint) — any credential in it, in the config or in phase details is dropped.
+        With `dedupe`, a run identical to one already stored (same conversation, config, focus,
+        summariser and compacted messages) is not stored again: its id is returned.
         """
-        return self._insert(conversation, result.to_dict(), label, note, summarizer_info, None)
+        return self._insert(
+            conversation, result.to_dict(), label, note, summarizer_info, None, dedupe
+        )
 
     def _insert(
         self,
@@ -147,15 +153,31 @@ class History(SweepStore):
         note: str | None,
         summarizer_info: dict[str, Any] | None,
         created_at: str | None,
+        dedupe: bool = False,
     ) -> int:
         redactor = MessageRedactor()  # shared: the report repeats the input's message objects
         session = session_record(conversation, redactor)
         columns = run_columns(report, summarizer_info, redactor)
-        sections = summary_rows(json.loads(columns["report"]).get("summary"))
+        stored_report = json.loads(columns["report"])
+        sections = summary_rows(stored_report.get("summary"))
+        blobs = externalise(stored_report)
+        columns["report"] = dumps(stored_report)
+        columns["fingerprint"] = fingerprint(session.id, columns)
         tokens = int(report.get("tokens_before") or 0)
         label, label_full = bounded(label, LABEL_CHARS)
 
         def insert() -> int:
+            if dedupe:
+                same = self._db.conn.execute(
+                    "SELECT id FROM runs WHERE fingerprint = ? ORDER BY id LIMIT 1",
+                    [columns["fingerprint"]],
+                ).fetchone()
+                if same is not None:
+                    return int(same[0])
+            self._db.conn.executemany(
+                "INSERT OR IGNORE INTO messages_store (id, message) VALUES (?, ?)",
+                list(blobs.items()),
+            )
             stamp = now_iso()
             self._db.conn.execute(
                 "INSERT INTO sessions (id, title, title_full, format, message_count, tokens, "
@@ -223,6 +245,7 @@ class History(SweepStore):
         def remove() -> None:
             self._db.conn.execute("DELETE FROM summaries WHERE run_id = ?", [run_id])
             self._db.conn.execute("DELETE FROM runs WHERE id = ?", [run_id])
+            self._db.conn.execute(ORPHANS_SQL)  # the deleted run's phase messages go too
 
         self._db.write(remove)
 
@@ -304,6 +327,7 @@ class History(SweepStore):
             row.session_title_full = heavy["title_full"]
             row.messages = json.loads(heavy["messages"])
             row.report = json.loads(heavy["report"])
+            resolve(row.report, self._stored_messages)
             row.report["messages"] = row.messages
             sections = self._db.read(
                 "SELECT section, body FROM summaries WHERE run_id = ? ORDER BY position",
@@ -311,6 +335,11 @@ class History(SweepStore):
             )
             row.summary = {s["section"]: s["body"] for s in sections} or None
         return row
+
+    def _stored_messages(self, ids: list[str]) -> list[tuple[str, str]]:
+        marks = ", ".join("?" for _ in ids)
+        rows = self._db.read(f"SELECT id, message FROM messages_store WHERE id IN ({marks})", ids)
+        return [(str(row["id"]), str(row["message"])) for row in rows]
 
     def sessions(self) -> list[SessionRow]:
         """Every stored conversation, most recently seen first, with its number of runs."""

@@ -17,6 +17,7 @@ from compaction.history.compare import run_settings
 from compaction.result import KEPT
 from compaction.ui.palette import FATE_COLORS, FATE_LABELS
 from compaction.ui.untrusted import md_escape
+from compaction.ui.words import when
 
 CHANGED_BACKGROUND = "background-color: #FFF3B0"  # a light yellow that reads on both themes
 
@@ -42,7 +43,7 @@ def pick_runs(runs: list[RunRow]) -> tuple[int, int] | None:
         run = by_id.get(int(run_id))
         if run is not None:
             column.caption(
-                f"{md_escape(run.session_title or run.session_id[:10])} · {run.created_at[:19]}"
+                f"{md_escape(run.session_title or run.session_id[:10])} · {when(run.created_at)}"
                 + (f" · {md_escape(run.label)}" if run.label else "")
             )
     return int(a), int(b)

@@ -29,6 +29,7 @@ from compaction.summarizers.factory import make_summarizer
 from compaction.tokens import make_counter
 from compaction.ui.params import Settings
 from compaction.ui.state import Loaded
+from compaction.ui.stepper import SAVE_NEXT_KEY
 
 LLM_RESULTS_KEY = "llm_results"  # run key -> CompactionResult produced by an explicit LLM click
 SAVED_RUNS_KEY = "saved_runs"  # run key -> the history write (a Future of the run id)
@@ -226,7 +227,23 @@ def _record(loaded: Loaded, result: CompactionResult, info: dict[str, Any], path
 
     with History(path) as history:
         # Loaded has the .messages/.title/.format that History.record reads.
-        return history.record(loaded, result, summarizer_info=info)
+        # An identical run of the same conversation (a second click, a reload) is stored once.
+        return history.record(loaded, result, summarizer_info=info, dedupe=True)
+
+
+SAVE_REQUESTED_KEY = "_save_requested"  # run keys the person asked to keep
+
+
+def request_save(key: str) -> None:
+    """The person asked to keep the run `key` (a stepper click that ran the phases to the end,
+    or the "Save this run" button): only such runs go to the history, not every view."""
+    st.session_state.setdefault(SAVE_REQUESTED_KEY, set()).add(key)
+
+
+def save_requested(key: str) -> bool:
+    if st.session_state.pop(SAVE_NEXT_KEY, False):
+        request_save(key)  # the click that ran the phases to the end asked for this run
+    return key in st.session_state.get(SAVE_REQUESTED_KEY, set())
 
 
 @dataclass(frozen=True)

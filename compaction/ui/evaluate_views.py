@@ -96,6 +96,41 @@ def peer_picker() -> tuple[str, ...]:
     return tuple(name for name in PEER_NAMES if name in chosen)
 
 
+#: The probe categories as a reader names them (the library's names are identifiers).
+CATEGORY_LABELS: dict[str, str] = {
+    "latest_request": "latest request",
+    "constraints": "constraints",
+    "files": "files written",
+    "errors": "errors",
+    "commands": "commands",
+    "identifiers": "identifiers",
+}
+
+
+def category_label(category: str) -> str:
+    """ "recall: latest request" for `latest_request` (an unknown category reads with spaces)."""
+    return "recall: " + CATEGORY_LABELS.get(category, category.replace("_", " "))
+
+
+#: One format per kind of figure, on both tables: tokens with separators, savings with one
+#: decimal, ratios and recall with two.
+TOKENS = st.column_config.NumberColumn(format="localized")
+PERCENT = st.column_config.NumberColumn(format="%.1f")
+RATIO = st.column_config.NumberColumn(format="%.2f")
+
+
+def _formats(frame: dict[str, list[Any]]) -> dict[str, Any]:
+    config: dict[str, Any] = {}
+    for column in frame:
+        if column in ("tokens", "mean tokens"):
+            config[column] = TOKENS
+        elif column == "savings %":
+            config[column] = PERCENT
+        elif column == "× target" or column.startswith("recall"):
+            config[column] = RATIO
+    return config
+
+
 def strategies_table(evaluation: Evaluation) -> None:
     rows = evaluation.rows()
     table: dict[str, list[Any]] = {
@@ -108,7 +143,7 @@ def strategies_table(evaluation: Evaluation) -> None:
         "facts lost": [r["facts_lost"] for r in rows],
     }
     for category in CATEGORIES:
-        table[f"recall {category}"] = [r[f"recall_{category}"] for r in rows]
+        table[category_label(category)] = [r[f"recall_{category}"] for r in rows]
     for provider in PROVIDERS:
         table[f"{provider} errors"] = [r[f"{provider}_errors"] for r in rows]
     table["valid"] = [r["valid"] for r in rows]
@@ -117,6 +152,7 @@ def strategies_table(evaluation: Evaluation) -> None:
         hide_index=True,
         key="evaluate_strategies",
         column_config={
+            **_formats(table),
             "recall": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.2f"),
             "recall (structural)": st.column_config.ProgressColumn(
                 min_value=0.0,
@@ -125,7 +161,8 @@ def strategies_table(evaluation: Evaluation) -> None:
                 help=STRUCTURAL_HELP,
             ),
             "× target": st.column_config.NumberColumn(
-                help="Tokens left / the target: above 1, the strategy kept more than the target."
+                format="%.2f",
+                help="Tokens left / the target: above 1, the strategy kept more than the target.",
             ),
         },
     )
@@ -218,8 +255,7 @@ def aggregate_frame(table: list[dict[str, Any]]) -> dict[str, list[Any]]:
         "recall (structural)": [_round(row.get("mean_recall_structural"), 3) for row in table],
     }
     for category in CATEGORIES:
-        label = "recall " + category.replace("_", " ")
-        frame[label] = [_round(row[f"recall_{category}"], 3) for row in table]
+        frame[category_label(category)] = [_round(row[f"recall_{category}"], 3) for row in table]
     for provider in PROVIDERS:
         frame[f"{provider} rejects"] = [row[f"{provider}_failures"] for row in table]
     return frame
@@ -265,7 +301,8 @@ def folder_section(
     for warning in results["warnings"][:20]:
         st.warning(md_escape(warning))
     table = results["table"]
-    st.dataframe(aggregate_frame(table), hide_index=True, key="evaluate_aggregate")
+    frame = aggregate_frame(table)
+    st.dataframe(frame, hide_index=True, key="evaluate_aggregate", column_config=_formats(frame))
     rows = [{**row, "recall": row["mean_recall"]} for row in table]
     st.plotly_chart(recall_scatter(rows, x="mean_savings_pct"), key="aggregate_scatter")
     st.caption(MATCHED_NOTE)

@@ -1,4 +1,4 @@
-"""The shared frame every page gets: the `?sample=` autoload and the parameter sidebar.
+"""The shared frame every page gets: the conversation the URL names, and the parameter sidebar.
 
 app.py draws it before running the page. A page still asks for it through `current_settings()`,
 which draws it when app.py did not run first in this script run: an AppTest opens a page file
@@ -12,17 +12,20 @@ from __future__ import annotations
 import streamlit as st
 
 from compaction.config import CompactionConfig
-from compaction.ui.loader import autoload_from_url
-from compaction.ui.params import Settings, render_sidebar
+from compaction.ui.conversation_link import follow_url, write_url
+from compaction.ui.params import Settings, apply_pending_settings, render_sidebar
 
 SETTINGS_KEY = "_settings"
 DRAWN_KEY = "_frame_drawn_this_run"
 
 
 def draw_frame() -> Settings:
-    """Autoload `?sample=<id>`, then the sidebar; remember the Settings for the page."""
-    autoload_from_url()  # before the widgets exist, so nothing fights over their state
+    """Open the conversation the URL names (or the landing one), then the sidebar; name the
+    loaded conversation in the URL; remember the Settings for the page."""
+    follow_url()  # before the widgets exist, so a conversation's settings can still be set
+    apply_pending_settings()
     settings = render_sidebar()
+    write_url()
     st.session_state[SETTINGS_KEY] = settings
     st.session_state[DRAWN_KEY] = True
     return settings

@@ -20,6 +20,7 @@ from compaction.ui.palette import FATE_LABELS, REGION_COLORS
 from compaction.ui.phase_views import PHASE_TITLES, render_phase
 from compaction.ui.stored_run import HistoryUnavailable, history_call, result_from_report
 from compaction.ui.untrusted import md_escape
+from compaction.ui.words import when
 
 RUN_KEY = "run"  # the opened run: bound to `?run=N`, which the Inspect page links to
 SESSION_KEY = "history_session"
@@ -67,7 +68,7 @@ def run_rows(runs: list[RunRow]) -> dict[str, list[Any]]:
     """The runs table: one row per run, newest first."""
     return {
         "run": [r.id for r in runs],
-        "time": [r.created_at.replace("T", " ")[:19] for r in runs],
+        "time": [when(r.created_at) for r in runs],
         "session": [bounded_text(r.session_title) or r.session_id[:10] for r in runs],
         "label": [bounded_text(r.label) for r in runs],
         "summariser": [r.summarizer for r in runs],
@@ -174,7 +175,7 @@ def render_run(run: RunRow, original: list[Any]) -> None:
     st.subheader(f"Run #{run.id}{label}")
     title = md_escape(bounded_text(run.session_title) or run.session_id[:10])
     st.caption(
-        f"{run.created_at} · {title} · summariser {md_escape(run.summarizer)}"
+        f"{when(run.created_at)} · {title} · summariser {md_escape(run.summarizer)}"
         + (f" ({md_escape(run.model)})" if run.model else "")
         + (f" · focus: {md_escape(run.focus)}" if run.focus else "")
     )

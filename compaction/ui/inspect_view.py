@@ -33,6 +33,8 @@ from compaction.ui.state import Loaded
 from compaction.ui.untrusted import md_escape
 from compaction.validate import Problem, errors, validate
 
+PANE_PX = 560  # the message table and the open message beside it: about 15 rows
+
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _hover(key: str, _messages: list[Message], _tokens: list[int]) -> list[str]:
@@ -128,8 +130,10 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
     _message_chart(chart_key, loaded, settings, regions, regions.labels, "region", "message_chart")
     left, right = st.columns([3, 2])
     with left:
-        message_table(_table(loaded, settings, regions), key="message_table")
-    with right:
+        message_table(_table(loaded, settings, regions), key="message_table", height=PANE_PX)
+    # The open message scrolls in a pane as tall as the table: a long tool output would
+    # otherwise stretch the page thousands of pixels beside a table of a few rows.
+    with right.container(height=PANE_PX, border=False, key="message_detail"):
         index = open_message_input(len(loaded.messages))
         render_message(
             loaded.messages[index],
@@ -220,10 +224,13 @@ def _validity(loaded: Loaded, result: CompactionResult, key: str) -> None:
         rows["provider"].append(provider)
         rows["input"].append(_verdict(before))
         rows["output"].append(_verdict(after))
-        listed += [f"{provider} output: {problem}" for problem in errors(after)[:20]]
+        # Errors first, then the warnings the verdict counts ("valid (12 warnings)").
+        warned = [problem for problem in after if problem.severity != "error"]
+        ordered = [*errors(after), *warned]
+        listed += [f"{provider} output: {problem}" for problem in ordered[:40]]
     st.dataframe(rows, hide_index=True, key="validity")
     if listed:
-        with st.expander("Problems in the output"):
+        with st.expander(f"Errors and warnings in the output ({len(listed)})"):
             st.text("\n".join(listed))
 
 
@@ -267,6 +274,10 @@ def _exporter(messages: list[Message], fmt: str) -> Callable[[], str]:
 
 
 def _history(loaded: Loaded, result: CompactionResult, settings: Settings, key: str) -> None:
+    if not compute.save_requested(key):  # a settings change after the run is not a new save
+        st.button("Save this run to history", key="save_run", on_click=compute.request_save,
+                  args=(key,))  # fmt: skip
+        return
     state = compute.save_run(loaded, result, settings, key)
     if state.problem:
         st.warning(md_escape(state.problem))

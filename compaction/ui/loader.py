@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from compaction.formats import load_conversations
 from compaction.formats.conversation import Conversation
 from compaction.samples import Sample, list_samples, load_sample
 from compaction.tokens import make_counter
+from compaction.ui.conversation_link import adopt, is_landing
 from compaction.ui.machine_sessions import (
     SOURCE_PREFIX,
     load_local,
@@ -27,11 +29,12 @@ from compaction.ui.machine_sessions import (
     render_follow,
     render_machine_tab,
 )
-from compaction.ui.params import apply_sample_settings
-from compaction.ui.state import Loaded, get_loaded, make_loaded, set_loaded
+from compaction.ui.params import take_settings_notice
+from compaction.ui.state import Loaded, from_conversation, get_loaded
 from compaction.ui.untrusted import md_escape
 
 LOAD_ERROR_KEY = "_load_error"
+ADOPTED_UPLOAD_KEY = "_adopted_upload"  # file key and pick of the upload last put on view
 MAX_WARNINGS_SHOWN = 20
 _IMPORT_ERRORS = (CompactionError, ValueError, UnicodeError, RecursionError)
 
@@ -39,21 +42,6 @@ _IMPORT_ERRORS = (CompactionError, ValueError, UnicodeError, RecursionError)
 @st.cache_data(show_spinner=False)
 def _samples() -> list[Sample]:
     return list_samples()
-
-
-def _from_conversation(conversation: Conversation, source: str, title: str | None) -> Loaded:
-    report = conversation.report
-    return make_loaded(
-        conversation.messages,
-        title=title or conversation.title or source,
-        format=conversation.format,
-        source=source,
-        warnings=conversation.warnings,
-        report=[report.summary_line(), *report.skip_lines()] if report is not None else [],
-        compactions=conversation.compaction_lines(),
-        recorded=[compaction.to_dict() for compaction in conversation.compactions],
-        metadata=conversation.metadata,
-    )
 
 
 def _load_sample_clicked() -> None:
@@ -67,53 +55,8 @@ def _load_sample_clicked() -> None:
     except _IMPORT_ERRORS as exc:
         st.session_state[LOAD_ERROR_KEY] = f"Could not load the sample {sample.id}: {exc}"
         return
-    loaded = _from_conversation(conversation, f"sample:{sample.id}", sample.title)
-    set_loaded(
-        make_loaded(
-            loaded.messages,
-            loaded.title,
-            loaded.format,
-            loaded.source,
-            loaded.warnings,
-            sample.settings,
-            loaded.report,
-            loaded.compactions,
-            loaded.recorded,
-            loaded.metadata,
-        )
-    )
-    apply_sample_settings(sample.settings)  # in a callback, so widgets may still be set
-    _link_sample(sample.id)
-
-
-def _link_sample(sample_id: str | None) -> None:
-    """Name the loaded sample in the URL (`?sample=`) so the page's link reopens it; an upload or
-    a paste cannot travel in a URL, so its link must not name a sample it no longer shows."""
-    if sample_id is None:
-        st.query_params.pop("sample", None)
-    else:
-        st.query_params["sample"] = sample_id
-
-
-def autoload_from_url() -> None:
-    """Load `?sample=<id>` when nothing is loaded yet (a shareable link to a sample).
-
-    Called before the sidebar's widgets exist; the sample's suggested settings are not applied,
-    because the URL carries its own parameters.
-    """
-    sample_id = st.query_params.get("sample")
-    if not sample_id or get_loaded() is not None:
-        return
-    try:
-        sample = next(s for s in _samples() if s.id == sample_id)
-        conversation = load_sample(sample.id)
-    except StopIteration:
-        st.session_state[LOAD_ERROR_KEY] = f"The link names an unknown sample {sample_id!r}."
-        return
-    except _IMPORT_ERRORS as exc:
-        st.session_state[LOAD_ERROR_KEY] = f"Could not load the sample {sample_id}: {exc}"
-        return
-    set_loaded(_from_conversation(conversation, f"sample:{sample.id}", sample.title))
+    # In a callback, so the sample's suggested settings reach the widgets before they are drawn.
+    adopt(from_conversation(conversation, f"sample:{sample.id}", sample.title, sample.settings))
 
 
 def _file_key(name: str, data: bytes) -> str:
@@ -137,7 +80,7 @@ def _uploaded(conversations: list[Conversation], index: int, name: str, file_key
     key = f"{file_key}|{index}"
     if key not in cache:
         cache.clear()
-        cache[key] = _from_conversation(conversations[index], f"upload:{name}", None)
+        cache[key] = from_conversation(conversations[index], f"upload:{name}", None)
     return cache[key]
 
 
@@ -147,35 +90,55 @@ def _conversation_label(conversations: list[Conversation], index: int) -> str:
     return f"{index}: {title} ({len(conversation.messages)} messages)"
 
 
-def _upload_tab() -> None:
+@dataclass(frozen=True)
+class _Upload:
+    name: str
+    file_key: str
+    conversations: list[Conversation]
+
+
+def _upload_tab() -> _Upload | None:
+    """The file uploader; the parsed upload (its pick is drawn outside the Load panel)."""
     upload = st.file_uploader(
         "Conversation file (any supported agent format; JSON or JSONL)",
         key="load_upload",
         type=None,
     )
     if upload is None:
-        return
+        st.session_state.pop(ADOPTED_UPLOAD_KEY, None)
+        return None
     data = upload.getvalue()
     try:
         conversations = _parse_upload(upload.name, data)
     except _IMPORT_ERRORS as exc:
         st.error(f"Could not import {md_escape(upload.name)}: {md_escape(exc)}")
-        return
+        return None
+    return _Upload(upload.name, _file_key(upload.name, data), conversations)
+
+
+def _pick_upload(upload: _Upload) -> None:
+    """Which conversation of the upload is on view: a picker in plain sight (not folded away
+    in the Load panel) when the file holds several, and the upload adopted when it, or its
+    pick, is new. A sample loaded later is not undone by the file still sitting in the widget."""
+    conversations = upload.conversations
     index = 0
     if len(conversations) > 1:
         index = st.selectbox(
-            f"{upload.name} holds {len(conversations)} conversations: pick one",
+            f"{upload.name} holds {len(conversations):,} conversations: pick one",
             range(len(conversations)),
             format_func=lambda i: _conversation_label(conversations, i),
             key="load_pick",
         )
-    loaded = _uploaded(conversations, index, upload.name, _file_key(upload.name, data))
+    picked = f"{upload.file_key}|{index}"
+    if st.session_state.get(ADOPTED_UPLOAD_KEY) == picked:
+        return
+    st.session_state[ADOPTED_UPLOAD_KEY] = picked
+    loaded = _uploaded(conversations, index, upload.name, upload.file_key)
     current = get_loaded()
     if current is None or current.content_hash != loaded.content_hash:
-        set_loaded(loaded)
-        _link_sample(None)
-        # The expander around this tab was labelled (and opened) before the upload was read:
-        # one rerun, before the page draws anything heavy, shows "Loaded: …" and folds it.
+        adopt(loaded)
+        # The Load panel was labelled (and opened) before the upload was read: one rerun,
+        # before the page draws anything heavy, shows "Loaded: …" and folds it.
         st.rerun()
 
 
@@ -187,8 +150,7 @@ def _open_local(path: Path) -> None:
         st.session_state[LOAD_ERROR_KEY] = f"Could not import {path}: {exc}"
         return
     remember_followed(path)
-    set_loaded(_from_conversation(conversation, f"{SOURCE_PREFIX}{path}", None))
-    _link_sample(None)
+    adopt(from_conversation(conversation, f"{SOURCE_PREFIX}{path}", None))
 
 
 def _paste_clicked() -> None:
@@ -201,8 +163,7 @@ def _paste_clicked() -> None:
     except _IMPORT_ERRORS as exc:
         st.session_state[LOAD_ERROR_KEY] = f"Could not import the pasted text: {exc}"
         return
-    set_loaded(_from_conversation(conversations[0], "paste", "Pasted conversation"))
-    _link_sample(None)
+    adopt(from_conversation(conversations[0], "paste", "Pasted conversation"))
     if len(conversations) > 1:
         st.session_state[LOAD_ERROR_KEY] = (
             f"The pasted text holds {len(conversations)} conversations; the first was loaded "
@@ -242,7 +203,9 @@ def render_loader() -> Loaded | None:
         if loaded is None
         else f"Loaded: {md_escape(loaded.title)} — load another"
     )
-    with st.expander(label, expanded=loaded is None):
+    # The conversation the app opened on was not the person's choice: the panel stays open, so
+    # loading their own is one click away.
+    with st.expander(label, expanded=loaded is None or is_landing(loaded)):
         sample_tab, upload_tab, machine_tab, paste_tab = st.tabs(
             ["Sample", "Upload", "On this machine", "Paste JSON"]
         )
@@ -250,6 +213,11 @@ def render_loader() -> Loaded | None:
             samples = _samples()
             if samples:
                 by_id = {sample.id: sample for sample in samples}
+                if "load_sample_id" not in st.session_state and loaded is not None:
+                    # The picker starts on the sample on view (the landing one, a link's).
+                    on_view = loaded.source.removeprefix("sample:")
+                    if on_view in by_id:
+                        st.session_state["load_sample_id"] = on_view
                 chosen = st.selectbox(
                     "Sample session",
                     list(by_id),
@@ -261,16 +229,22 @@ def render_loader() -> Loaded | None:
             else:
                 st.info("No sample sessions were found next to the package (sample_sessions/).")
         with upload_tab:
-            _upload_tab()
+            upload = _upload_tab()
         with machine_tab:
             render_machine_tab(_open_local)
         with paste_tab:
             st.text_area("Conversation JSON", key="load_paste", height=150)
             st.button("Load pasted JSON", key="load_paste_btn", on_click=_paste_clicked)
+    if upload is not None:
+        _pick_upload(upload)
     if error := st.session_state.pop(LOAD_ERROR_KEY, None):
         st.error(md_escape(error))
+    if changed := take_settings_notice():
+        lines = "\n".join(f"- {md_escape(line)}" for line in changed)
+        st.info(f"The sidebar's settings changed with the conversation:\n{lines}")
     loaded = get_loaded()
-    if loaded is not None:
+    if loaded is not None and not is_landing(loaded):  # an open Load panel already shows it
+        _render_sample_hint(loaded)
         render_follow(loaded, _open_local)
         _render_import_report(loaded)
     if loaded is not None and loaded.warnings:
@@ -281,6 +255,17 @@ def render_loader() -> Loaded | None:
             text += f"\n- … and {more} more"
         st.warning(f"Import warnings ({len(loaded.warnings)}):\n{text}")
     return loaded
+
+
+def _render_sample_hint(loaded: Loaded) -> None:
+    """A sample's description (it says which phase shows what the sample is for) stays in
+    view once the sample is loaded, not only inside the folded Load panel."""
+    if not loaded.source.startswith("sample:"):
+        return
+    sample_id = loaded.source.removeprefix("sample:")
+    sample = next((s for s in _samples() if s.id == sample_id), None)
+    if sample is not None and sample.description:
+        st.caption(f"ℹ️ {sample.description}")  # the project's own text, as in the picker
 
 
 def _render_import_report(loaded: Loaded) -> None:

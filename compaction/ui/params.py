@@ -19,7 +19,21 @@ from compaction.summarizers.factory import SUMMARIZER_KINDS
 DEFAULTS = CompactionConfig()
 API_KEY_KEY = "llm_api_key"  # session-state key of the password field; never query-bound
 SUMMARY_BUDGET_SLOT = "_summary_budget_slot"
-MODELS = ("gpt-4o", "gpt-4o-mini", "gpt-4.1", "gpt-5", "o3", "gpt-4", "gpt-3.5-turbo", "claude")
+#: The model picker's names: each one litellm's bundled map knows, so "Use the model's window"
+#: never answers "unknown" for a name the app itself offered (a typed name may still be).
+MODELS = (
+    "gpt-4o",
+    "gpt-4o-mini",
+    "gpt-4.1",
+    "gpt-5",
+    "o3",
+    "o4-mini",
+    "gpt-4",
+    "gpt-3.5-turbo",
+    "claude-sonnet-4-5",
+    "claude-opus-4-1",
+    "gemini-2.5-pro",
+)
 
 #: Widget keys (also the URL's query-parameter names) of the config fields.
 CONFIG_KEYS: dict[str, str] = {name: f"p_{name}" for name in CompactionConfig.field_names()}
@@ -84,12 +98,97 @@ def _ratio(name: str, label: str, low: float, high: float, step: float = 0.05) -
 
 
 def apply_sample_settings(settings: dict[str, Any]) -> None:
-    """Put a sample's suggested settings into the widgets (call from a callback only)."""
+    """Put settings (a sweep point's config) into the widgets (call from a callback only)."""
     for name, value in settings.items():
         if name in CONFIG_KEYS:
             st.session_state[CONFIG_KEYS[name]] = value
         elif name == "focus":
             st.session_state["p_focus"] = str(value)
+
+
+#: The suggested settings of the loaded conversation as they were applied (name -> value).
+SUGGESTED_KEY = "_suggested_settings"
+PENDING_KEY = "_pending_settings"  # name -> value, put into the widgets before they are drawn
+NOTICE_KEY = "_settings_notice"  # the lines saying what changed, shown once by the loader
+
+
+def _widget_key(name: str) -> str | None:
+    if name in CONFIG_KEYS:
+        return CONFIG_KEYS[name]
+    return "p_focus" if name == "focus" else None
+
+
+def _default(name: str) -> Any:
+    return "" if name == "focus" else getattr(DEFAULTS, name)
+
+
+def _shown(name: str, value: Any) -> str:
+    if name == "focus":
+        return f"“{value}”" if value else "none"
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+def switch_suggested_settings(
+    suggested: dict[str, Any], keep: frozenset[str] = frozenset()
+) -> None:
+    """A new conversation is loaded: its suggested settings replace the previous one's.
+
+    A previous sample's suggestion that is still in force (the user did not change it) goes
+    back to its default, so a focus topic meant for one sample does not follow the user to the
+    next; the new suggestions (except `keep`, settings a shared link sets itself) are applied.
+    The widgets are set before they are drawn, by `apply_pending_settings` in the frame."""
+    previous: dict[str, Any] = st.session_state.get(SUGGESTED_KEY, {})
+    pending: dict[str, tuple[Any, str]] = {}
+    for name, value in previous.items():
+        key = _widget_key(name)
+        if name in suggested or key is None or st.session_state.get(key) != value:
+            continue
+        pending[name] = (_default(name), "the previous conversation suggested it")
+    usable = {
+        name: value
+        for name, value in suggested.items()
+        if _widget_key(name) is not None and name not in keep
+    }
+    for name, value in usable.items():
+        pending[name] = (str(value) if name == "focus" else value, "suggested for this sample")
+    st.session_state[SUGGESTED_KEY] = usable
+    st.session_state[PENDING_KEY] = pending
+
+
+def apply_pending_settings() -> None:
+    """Put the pending setting changes into the widgets (before they exist in this run) and
+    note what changed, for the loader's notice."""
+    pending: dict[str, tuple[Any, str]] = st.session_state.pop(PENDING_KEY, {})
+    lines = []
+    for name, (value, why) in pending.items():
+        key = _widget_key(name)
+        if key is None:
+            continue
+        before = st.session_state.get(key, _default(name))
+        if before == value:
+            continue
+        st.session_state[key] = value
+        label = SETTING_LABELS.get(name, name)
+        lines.append(f"{label}: {_shown(name, before)} → {_shown(name, value)} ({why})")
+    if lines:
+        st.session_state[NOTICE_KEY] = lines
+
+
+def take_settings_notice() -> list[str]:
+    """What the last conversation switch changed in the sidebar (once)."""
+    lines: list[str] = st.session_state.pop(NOTICE_KEY, [])
+    return lines
+
+
+SETTING_LABELS = {
+    "context_length": "Context length",
+    "threshold_ratio": "Threshold ratio",
+    "tail_token_ratio": "Tail token ratio",
+    "protect_first_n": "Protected head",
+    "focus": "Focus topic",
+    "model": "Model",
+    "summary_ratio": "Summary ratio",
+}
 
 
 def _values() -> dict[str, Any]:

@@ -10,7 +10,7 @@ Everything is read from the PhaseResult's details: no phase logic is repeated he
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import streamlit as st
 
@@ -210,6 +210,29 @@ def _index(value: int | None) -> str:
     return "—" if value is None else f"#{value}"
 
 
+CARD_LINE_PX = 24  # one line of st.text in a card
+CARD_CHROME_PX = 72  # the card's title, padding and border
+CARD_MAX_PX = 360
+CARD_CHARS_PER_LINE = 60  # a half-width card at 1,400 px wraps about here
+
+
+def _row_height(summary: Summary, names: Sequence[str]) -> int | Literal["content"]:
+    """The height for a row of cards: the taller card's, up to CARD_MAX_PX; "content" when
+    every card of the row is empty (one line each, already equal)."""
+    lines = 0
+    for name in names:
+        if summary.is_empty(name):
+            continue
+        wrapped = [
+            max(1, -(-len(line) // CARD_CHARS_PER_LINE))
+            for line in section_lines(summary.sections[name])
+        ]
+        lines = max(lines, sum(wrapped))
+    if not lines:
+        return "content"
+    return min(CARD_MAX_PX, CARD_CHROME_PX + lines * CARD_LINE_PX)
+
+
 def render_summary_cards(summary: Summary | None) -> None:
     """The 13 sections as cards, in order, empty ones marked."""
     if summary is None:
@@ -218,10 +241,18 @@ def render_summary_cards(summary: Summary | None) -> None:
     filled = sum(1 for name in SECTION_NAMES if not summary.is_empty(name))
     st.markdown(f"**The 13 sections** — {filled} filled, {13 - filled} empty")
     columns = st.columns(2)
+    height: int | Literal["content"] = "content"
     for number, name in enumerate(SECTION_NAMES, 1):
-        if number % 2 == 1 and number > 1:
-            columns = st.columns(2)  # a row per pair keeps the reading order 1, 2, 3 …
-        with columns[(number - 1) % 2].container(border=True, key=f"section_card_{number}"):
+        if number % 2 == 1:
+            if number > 1:
+                columns = st.columns(2)  # a row per pair keeps the reading order 1, 2, 3 …
+            # Both cards of a row get the taller one's height (long ones scroll inside), so a
+            # short card beside a long one leaves no gap under it.
+            pair = [n for n in SECTION_NAMES[number - 1 : number + 1]]
+            height = _row_height(summary, pair)
+        with columns[(number - 1) % 2].container(
+            border=True, key=f"section_card_{number}", height=height
+        ):
             empty = summary.is_empty(name)
             st.markdown(f"**{number}. {name}**" + (" · _empty_" if empty else ""))
             if empty:
@@ -242,6 +273,10 @@ def _summarize_view(
         f"**{md_escape(d['summarizer'])}** · {kind} · budget **{d['budget_tokens']:,} tokens**"
         + (f" · focus: _{md_escape(d['focus'])}_" if d.get("focus") else "")
     )
+    if d.get("summary_text"):
+        written = _summary_tokens(str(d["summary_text"]), result.config)
+        share = f" ({written / d['budget_tokens']:.0%} of it)" if d["budget_tokens"] else ""
+        st.markdown(f"The summary itself: **{written:,} tokens**{share}")
     if d.get("pruned_tail_outputs") and d["summarizer"] == "extractive":
         st.caption(
             f"Also mined: {d['pruned_tail_outputs']} tail output(s) that Phase 1 cut to one line "
@@ -288,6 +323,19 @@ def _focus_view(details: dict[str, Any]) -> None:
                 ],
                 hide_index=True,
             )
+
+
+def _summary_tokens(text: str, config: dict[str, Any]) -> int:
+    """The summary text's tokens, counted as the run counted (its config's counter and model)."""
+    from compaction.tokens import make_counter
+
+    counter = make_counter(
+        str(config.get("counter") or "tiktoken"), str(config.get("model") or "gpt-4o")
+    )
+    count_text = getattr(counter, "count_text", None)
+    if callable(count_text):
+        return int(count_text(text))
+    return counter.count_message({"role": "user", "content": text})
 
 
 def _fallback_notice(details: dict[str, Any]) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import streamlit as st
 
+from compaction.formats.conversation import Conversation
 from compaction.messages import Message
 
 LOADED_KEY = "loaded_conversation"
@@ -69,6 +70,28 @@ def make_loaded(
         compactions=list(compactions or []),
         recorded=list(recorded or []),
         metadata=dict(metadata or {}),
+    )
+
+
+def from_conversation(
+    conversation: Conversation,
+    source: str,
+    title: str | None,
+    settings: dict[str, Any] | None = None,
+) -> Loaded:
+    """A Loaded from an imported Conversation: its report, compactions and metadata kept."""
+    report = conversation.report
+    return make_loaded(
+        conversation.messages,
+        title=title or conversation.title or source,
+        format=conversation.format,
+        source=source,
+        warnings=conversation.warnings,
+        settings=settings,
+        report=[report.summary_line(), *report.skip_lines()] if report is not None else [],
+        compactions=conversation.compaction_lines(),
+        recorded=[compaction.to_dict() for compaction in conversation.compactions],
+        metadata=conversation.metadata,
     )
 
 

@@ -16,6 +16,8 @@ from compaction.result import PHASE_NAMES
 STEP_KEY = "inspect_step"
 VIEW_KEY = "phase_view"
 LLM_REQUEST_KEY = "llm_requested"
+#: Set by a click that runs the phases to the end: the run it shows is saved to the history.
+SAVE_NEXT_KEY = "_save_next_run"
 PHASE_BUTTONS = (
     "1 · Prune",
     "2 · Boundaries",
@@ -44,6 +46,8 @@ def go_to(step: int) -> None:
 def _clicked(step: int, llm: bool) -> None:
     if llm and step >= 3 and current_step() < 3:
         st.session_state[LLM_REQUEST_KEY] = True
+    if step >= CLEANUP_STEP:
+        st.session_state[SAVE_NEXT_KEY] = True
     go_to(step)
 
 
@@ -51,27 +55,29 @@ def render_stepper(llm: bool, llm_done: bool) -> int:
     """The buttons; returns how many steps are revealed (0..6)."""
     step = current_step()
     st.markdown("**Run step by step**")
-    columns = st.columns(len(PHASE_BUTTONS) + 2)
+    # A wrapping row of buttons as wide as their labels: fixed columns cut the labels to
+    # "1 · P…" in a 1024-pixel window (eight columns beside the sidebar); this row wraps instead.
+    row = st.container(horizontal=True, wrap=True, gap="small", key="stepper_row")
     for number, label in enumerate(PHASE_BUTTONS, 1):
         text = label + (" (LLM)" if llm and number == 3 and not llm_done else "")
-        columns[number - 1].button(
+        row.button(
             text,
             key=f"step_{number}",
             disabled=number > step + 1,
             type="primary" if number == step + 1 else "secondary",
             on_click=_clicked,
             args=(number, llm),
-            width="stretch",
+            width="content",
         )
-    columns[-2].button(
+    row.button(
         "Run all",
         key="step_all",
         on_click=_clicked,
         args=(LAST_STEP, llm),
         type="primary",
-        width="stretch",
+        width="content",
     )
-    columns[-1].button("Reset", key="step_reset", on_click=go_to, args=(0,), width="stretch")
+    row.button("Reset", key="step_reset", on_click=go_to, args=(0,), width="content")
     return current_step()
 
 

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.result import CompactionResult
-from compaction.samples import load_sample
+from compaction.samples import get_sample, load_sample
 from compaction.summary import SECTION_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,6 +61,17 @@ def library_result(sample_id: str, **config: Any) -> CompactionResult:
     """What the library computes for a sample with the app's defaults (forced, extractive)."""
     conversation = load_sample(sample_id)
     return Compactor(CompactionConfig(**config)).compress(conversation.messages, force=True)
+
+
+def suggested_result(sample_id: str) -> CompactionResult:
+    """What the library computes for a sample with its suggested settings, as the app opens it
+    (from the picker or a `?sample=` link alike)."""
+    settings = dict(get_sample(sample_id).settings)
+    focus = settings.pop("focus", None)
+    conversation = load_sample(sample_id)
+    return Compactor(CompactionConfig(**settings)).compress(
+        conversation.messages, force=True, focus=focus
+    )
 
 
 def dataframe_with(at: AppTest, column: str) -> Any:

@@ -52,7 +52,7 @@ def test_folder_aggregate(tmp_path: Path) -> None:
     assert list(table["strategy"]) == list(STRATEGY_NAMES)
     assert set(table["sessions"]) == {2}
     # Rounded figures under words, not raw floats under snake_case keys.
-    assert "mean_recall" not in table.columns and "recall latest request" in table.columns
+    assert "mean_recall" not in table.columns and "recall: latest request" in table.columns
     assert all(value == round(value, 1) for value in table["savings %"])
     assert any("notes.txt" in str(w.value) for w in at.warning)
 

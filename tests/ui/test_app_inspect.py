@@ -10,6 +10,7 @@ from app_helpers import (
     metrics,
     open_app,
     section_headers,
+    suggested_result,
 )
 from streamlit.testing.v1 import AppTest
 
@@ -35,7 +36,7 @@ def test_samples_are_present() -> None:
 def test_each_sample_runs_all_phases(sample_id: str) -> None:
     sample = next(s for s in list_samples() if s.id == sample_id)
     at = open_app(sample=sample_id)
-    expected = library_result(sample_id)
+    expected = suggested_result(sample_id)  # a link applies the sample's suggestions
     bounds = expected.phase("boundaries").details
     shown = metrics(at)
     assert shown["Head messages"] == str(bounds["head_messages"])

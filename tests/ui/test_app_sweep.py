@@ -30,7 +30,16 @@ def _sweep_page(**query: str) -> AppTest:
     return at
 
 
+def _without_the_loaded_conversation(at: AppTest) -> None:
+    """The app opens on the teaching example, which a sweep includes by default: these tests
+    sweep only the sessions they choose."""
+    for toggle in at.toggle:
+        if toggle.key == "sweep_use_loaded":
+            toggle.set_value(False)
+
+
 def _choose_two_by_two(at: AppTest) -> AppTest:
+    _without_the_loaded_conversation(at)
     at.multiselect(key="sweep_samples").set_value([SAMPLE])
     at.number_input(key="sweep_context_length").set_value(CONTEXT)
     for name in GRID:
@@ -150,6 +159,7 @@ def test_readme_walkthrough_recommends_what_the_readme_says() -> None:
 def test_a_sweep_where_no_point_summarises_says_why_summary_settings_are_flat() -> None:
     # At a 128K window, tails of 0.1 and 0.4: every point fits after Phase 1, none summarises.
     at = _sweep_page()
+    _without_the_loaded_conversation(at)
     at.multiselect(key="sweep_samples").set_value(["fix-failing-tests"])
     at.number_input(key="sweep_context_length").set_value(128_000)
     at.slider(key="sweep_range_tail_token_ratio").set_value((0.1, 0.4))

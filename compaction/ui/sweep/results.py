@@ -18,11 +18,13 @@ from compaction.config import CompactionConfig
 from compaction.lab.sweep.run import Sweep, SweepPoint
 from compaction.messages import Message
 from compaction.ui import nav
+from compaction.ui.conversation_link import link_params
 from compaction.ui.params import CONFIG_KEYS, apply_sample_settings
 from compaction.ui.state import get_loaded, make_loaded, set_loaded
 from compaction.ui.stored_run import HistoryUnavailable, history_call
 from compaction.ui.sweep.charts import frontier_scatter, heatmap, metric_lines
 from compaction.ui.untrusted import md_escape
+from compaction.ui.words import when
 
 VIEW_KEY = "_sweep_view"
 POINT_KEY = "sweep_point"
@@ -70,29 +72,33 @@ def inspect_params(point: SweepPoint) -> dict[str, str]:
     }
 
 
-def _conversation(view: SweepView, position: int) -> tuple[list[Message], str, str | None]:
+def _conversation(view: SweepView, position: int) -> tuple[list[Message], str, str | None, str]:
+    """The swept conversation's messages, title, format and source (a stored conversation
+    is named by its history id, so the Inspect page's link reopens it)."""
     sweep = view.sweep
     meta = sweep.conversations[position] if position < len(sweep.conversations) else {}
     title = str(meta.get("title") or f"conversation {position + 1}")
-    if position < len(sweep.messages):
-        return sweep.messages[position], title, meta.get("format")
     session_ids = sweep.session_ids or []
-    if position >= len(session_ids):
+    stored = session_ids[position] if position < len(session_ids) else None
+    source = f"stored:{stored}" if stored else f"sweep:{view.sweep_id or 'new'}"
+    if position < len(sweep.messages):
+        return sweep.messages[position], title, meta.get("format"), source
+    if stored is None:
         raise HistoryUnavailable("this sweep's conversations were not stored with it")
-    row = history_call(lambda h: h.session(session_ids[position]))
-    return row.messages or [], row.title or title, row.format or meta.get("format")
+    row = history_call(lambda h: h.session(stored))
+    return row.messages or [], row.title or title, row.format or meta.get("format"), source
 
 
 def _open_in_inspect(view: SweepView, point: SweepPoint, position: int) -> None:
     # A callback: widget values (the sidebar's p_* keys) may only be set before they are drawn.
     try:
-        messages, title, fmt = _conversation(view, position)
+        messages, title, fmt, source = _conversation(view, position)
     except HistoryUnavailable as exc:
         st.session_state["_sweep_open_error"] = str(exc)
         return
     loaded = get_loaded()
     if loaded is None or loaded.messages != messages:
-        set_loaded(make_loaded(messages, title, fmt or "openai", f"sweep:{view.sweep_id or 'new'}"))
+        set_loaded(make_loaded(messages, title, fmt or "openai", source))
     apply_sample_settings(CompactionConfig.from_dict(point.config).to_dict())
     st.session_state[GO_INSPECT_KEY] = True
 
@@ -101,16 +107,18 @@ def follow_inspect_link() -> None:
     """Switch to Inspect when "Open in Inspect" was clicked (switch_page cannot run in a callback).
 
     The settings are already in the sidebar's widgets, which are bound to the URL's `p_<field>`
-    parameters, so Inspect's URL carries them and the view can be shared (setting those query
-    parameters directly is refused by Streamlit: they belong to the widgets). When the page runs
-    without app.py's navigation (a page file run directly, as in AppTest) there is no Inspect
-    page to switch to: the settings stay applied.
+    parameters, so Inspect's URL carries them and the view can be shared. `switch_page` without
+    `query_params` clears the URL's parameters, which Streamlit refuses while widgets are bound
+    to them (StreamlitAPIException); given the parameters to keep (the conversation's), it
+    replaces the unbound ones and the bound widgets write theirs back on the next page. When
+    the page runs without app.py's navigation (a page file run directly, as in AppTest) there
+    is no Inspect page to switch to: the settings stay applied.
     """
     if not st.session_state.pop(GO_INSPECT_KEY, False):
         return
     page = st.session_state.get(nav.PAGES_KEY, {}).get("inspect", INSPECT_PAGE)
     try:
-        st.switch_page(page)
+        st.switch_page(page, query_params=link_params())
     except StreamlitPageNotFoundError:
         st.info("The point's settings are applied: open the Inspect page to see them.")
 
@@ -292,7 +300,7 @@ def render_saved() -> None:
         st.caption("No saved sweeps yet.")
         return
     labels = {
-        row.id: f"#{row.id} · {row.created_at[:16].replace('T', ' ')} · "
+        row.id: f"#{row.id} · {when(row.created_at)} · "
         f"{row.label or ' × '.join(row.grid)} · {row.point_count} points"
         for row in stored
     }
