@@ -140,3 +140,23 @@ def test_agent_loop_decisions_match_a_fresh_compactor_each_step() -> None:
             result = looping.compress(context)
             if not result.skipped:
                 context = list(result.messages)
+
+
+@pytest.mark.parametrize(
+    "node",
+    [
+        "plain",
+        "café",
+        "lone \ud800 high",
+        {"role": "user", "content": "x"},
+        {"\udc00": 1},
+        {"content": [{"type": "text", "text": "ok"}, {"type": "text", "text": "a\udfffb"}]},
+        {"tool_calls": [{"function": {"name": "n", "arguments": '{"k": "é"}'}}]},
+        {"tool_calls": [{"function": {"name": "n\ud801", "arguments": "{}"}}]},
+        {"k": 3.0, "t": ("\ud800",)},
+    ],
+)
+def test_the_quick_surrogate_test_agrees_with_the_repair(node: Any) -> None:
+    from compaction.message_input import _holds_surrogates, _without_surrogates
+
+    assert _holds_surrogates(node) == (_without_surrogates(node)[1] > 0)
