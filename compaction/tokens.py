@@ -15,7 +15,6 @@ import math
 import os
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -200,6 +199,8 @@ class TiktokenCounter(_CachedCounter):
         if workers < 2 or sum(map(len, texts)) < PARALLEL_MIN_CHARS:
             super()._count_batch(texts)
             return
+        from concurrent.futures import ThreadPoolExecutor  # only a large batch needs a pool
+
         encode = self._encode
 
         def lengths(chunk: list[str]) -> list[int]:
