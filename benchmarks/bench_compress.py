@@ -24,7 +24,9 @@ of each run (messages, tokens) so a speed-up that keeps more context shows, and 
 check (cold exact per message vs the floor's own growth, goal within 1.2 x).
 
 Run: `.venv/bin/python -m benchmarks.bench_compress` (add `--large` for 20,000 messages,
-`--sizes 500` for a quick look). Timings are wall-clock; on a shared machine run it twice.
+`--sizes 500` for a quick look). Timings are CPU seconds of the measuring process (its threads
+included; the CLI row: of the child process), as the issue measures, since waiting for a core on
+a shared machine is not work; `--clock wall` gives wall seconds, where threads pay off.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -52,10 +55,11 @@ OTHER_BUDGETS: list[dict[str, Any]] = [
 ]
 
 IMPORT_PROBE = (
-    "import resource, sys, time\n"
-    "started = time.perf_counter()\n"
+    "import os, resource, sys, time\n"
+    "clock = time.process_time if os.environ.get('BENCH_CLOCK') == 'cpu' else time.perf_counter\n"
+    "started = clock()\n"
     "import compaction\n"
-    "elapsed = time.perf_counter() - started\n"
+    "elapsed = clock() - started\n"
     "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
     "heavy = [m for m in ('sqlite_utils', 'pandas', 'numpy', 'litellm', 'plotly', 'tiktoken')\n"
     "         if m in sys.modules]\n"
@@ -66,19 +70,30 @@ IMPORT_PROBE = (
 # -- workers: each runs in its own process and prints one JSON object ----------------------------
 
 
+def clock() -> float:
+    """CPU seconds of this process (all its threads) with BENCH_CLOCK=cpu, else wall seconds.
+
+    CPU time is what the issue compares (and what a shared, overloaded machine does not
+    inflate: waiting for a core is not counted); wall time shows what threads save.
+    """
+    if os.environ.get("BENCH_CLOCK") == "cpu":
+        return time.process_time()
+    return time.perf_counter()
+
+
 def tokenise_once(messages: list[dict[str, Any]]) -> tuple[float, int]:
     """Seconds to encode every text the counter would see, once, single-threaded: the floor."""
     from compaction.messages import call_arguments, content_text, tool_calls
     from compaction.tokens import load_encoding
 
     encoding = load_encoding("o200k_base")
-    started = time.perf_counter()
+    started = clock()
     total = 0
     for message in messages:
         total += len(encoding.encode(content_text(message), disallowed_special=()))
         for call in tool_calls(message):
             total += len(encoding.encode(call_arguments(call), disallowed_special=()))
-    return time.perf_counter() - started, total
+    return clock() - started, total
 
 
 def _output(result: Any) -> dict[str, int]:
@@ -93,14 +108,14 @@ def worker_exact(size: int) -> dict[str, Any]:
     messages = generate_session(size)
     floor, tokens = tokenise_once(messages)  # also loads the encoding, outside every timing
     config = CompactionConfig()  # the 128K default: every size is over the 64K trigger
-    started = time.perf_counter()
+    started = clock()
     result = Compactor(config).compress(messages, force=True)
-    cold = time.perf_counter() - started
+    cold = clock() - started
     reruns = []
     for changes in OTHER_BUDGETS:
-        started = time.perf_counter()
+        started = clock()
         Compactor(config.replace(**changes)).compress(messages, force=True)
-        reruns.append(time.perf_counter() - started)
+        reruns.append(clock() - started)
     return {
         "tokens": tokens,
         "floor": floor,
@@ -117,9 +132,9 @@ def worker_rough(size: int) -> dict[str, Any]:
     from compaction import CompactionConfig, Compactor
 
     messages = generate_session(size)
-    started = time.perf_counter()
+    started = clock()
     result = Compactor(CompactionConfig(counter="rough")).compress(messages, force=True)
-    elapsed = time.perf_counter() - started
+    elapsed = clock() - started
     imported = "tiktoken" in sys.modules
     floor, _ = tokenise_once(messages)  # after the timing: it loads tiktoken
     return {
@@ -142,7 +157,7 @@ def worker_loop(size: int) -> dict[str, Any]:
     compactor = Compactor(CompactionConfig())
     context: list[dict[str, Any]] = []
     compactions = 0
-    started = time.perf_counter()
+    started = clock()
     for message in messages:
         context.append(message)
         if compactor.should_compress(context):
@@ -150,7 +165,7 @@ def worker_loop(size: int) -> dict[str, Any]:
             if not result.skipped:
                 compactions += 1
                 context = list(result.messages)
-    elapsed = time.perf_counter() - started
+    elapsed = clock() - started
     return {
         "loop": elapsed,
         "floor_loop": floor,
@@ -213,6 +228,7 @@ def measure_cli(size: int, folder: Path) -> float:
     source.write_text(json.dumps(generate_session(size)), encoding="utf-8")
     target = folder / f"out-{size}.json"
     started = time.perf_counter()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(
         [sys.executable, "-m", "compaction", "compress", str(source), "-o", str(target)],
         capture_output=True,
@@ -220,6 +236,9 @@ def measure_cli(size: int, folder: Path) -> float:
         cwd=ROOT,
         env=_python_env(),
     )
+    if os.environ.get("BENCH_CLOCK") == "cpu":
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (after.ru_utime - children.ru_utime) + (after.ru_stime - children.ru_stime)
     return time.perf_counter() - started
 
 
@@ -231,6 +250,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", default="500,5000", help="comma-separated message counts")
     parser.add_argument("--large", action="store_true", help="add 20,000 messages (slow)")
+    parser.add_argument(
+        "--clock",
+        choices=["cpu", "wall"],
+        default="cpu",
+        help="CPU seconds (as the issue measures; robust on a loaded machine) or wall seconds",
+    )
     parser.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -238,6 +263,7 @@ def main() -> None:
         print(json.dumps(WORKERS[args.worker](args.size)))
         return
 
+    os.environ["BENCH_CLOCK"] = args.clock  # the workers and probes read it
     sizes = [int(size) for size in args.sizes.split(",")]
     if args.large and 20_000 not in sizes:
         sizes.append(20_000)
@@ -300,16 +326,17 @@ def main() -> None:
             f"{_goal(row['cold'], floor)})"
         )
         print(
-            f"  cold rough   {row['rough'] / floor:5.2f}x floor (goal <= 0.25x: "
-            f"{_goal(row['rough'], 0.25 * floor)}{rough_note})"
+            f"  cold rough   {row['rough'] / row['floor_rough']:5.2f}x floor (goal <= 0.25x: "
+            f"{_goal(row['rough'], 0.25 * row['floor_rough'])}{rough_note})"
         )
         print(
             f"  re-runs      {rerun / floor:5.2f}x floor, first or later (goal <= 0.12x: "
             f"{_goal(rerun, 0.12 * floor)})"
         )
         print(
-            f"  agent loop   {row['loop'] / floor:5.2f}x floor over {row['loop_compactions']} "
-            f"compactions (goal <= 3x: {_goal(row['loop'], 3 * floor)})"
+            f"  agent loop   {row['loop'] / row['floor_loop']:5.2f}x floor over "
+            f"{row['loop_compactions']} compactions "
+            f"(goal <= 3x: {_goal(row['loop'], 3 * row['floor_loop'])})"
         )
         cli_goal = f" (goal <= 0.30 s: {_goal(cli_over, 0.30)})" if size == 5_000 else ""
         print(f"  CLI          {cli_over:+.3f} s over the cold compress{cli_goal}")
