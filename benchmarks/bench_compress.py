@@ -277,6 +277,7 @@ def main() -> None:
             row["cli"] = measure_cli(size, Path(folder))
             rows[size] = row
 
+    print(f"clock: {args.clock} seconds (BENCH_CLOCK={args.clock})")
     print(
         f"import compaction: {import_s:.3f} s, peak RSS {import_mib:.0f} MiB "
         f"(goal <= 0.15 s: {_goal(import_s, 0.15)}; <= 50 MiB: {_goal(import_mib, 50)}); "
