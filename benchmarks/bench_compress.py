@@ -1,77 +1,353 @@
-"""Benchmark: `compress` against the cost of merely tokenising the conversation once.
+"""Benchmark: every path of `compress`, as ratios against the cost of tokenising once (issue 19).
 
-Goals (issue 2), all printed as ratios against baselines measured in this same run:
-- 5,000 messages (~1M tokens): a cold `compress` with the extractive summariser within 3x the time
-  of tokenising every message's content once with tiktoken;
-- a second `compress` of the same messages with different budgets within 0.3 s (cached counts);
-- time growing linearly with the number of messages (500 / 2,000 / 5,000).
+The *floor* is tokenising every content and tool-call argument of the session once with its
+encoding, single-threaded, measured in the same run (hermes-agent's whole compress is about
+0.25 x floor). Each row runs in a fresh Python process so that "cold" means cold: no token
+counts, one-liners or summariser caches left over from an earlier row or size (the encoding file
+is loaded before the clock starts, except where the row is about loading it). The machine may be
+shared: the rough and agent-loop rows are divided by a floor measured in their own process, just
+before (or, for rough, just after) their timing, so that load changing between processes moves
+both sides of the ratio.
 
-Run: `.venv/bin/python -m benchmarks.bench_compress` (add `--sizes 500,2000` for a quick look).
+Rows, per size (500 / 5,000 and, with --large, 20,000 messages):
+- floor            tokenising the session once (seconds; the other rows divide by it)
+- cold exact       the first `compress` in a process, exact tiktoken counts (goal <= 1.0 x)
+- cold rough       the same with counter="rough", tiktoken never imported (goal <= 0.25 x)
+- re-run first     the next `compress` with other budgets, counts cached (goal <= 0.12 x)
+- re-run later     the median of the re-runs after it (goal <= 0.12 x)
+- agent loop       `should_compress` after every appended message, `compress` when it says so,
+                   over the whole session (goal <= 3 x)
+- CLI end to end   `compaction compress IN -o OUT` in a new process, minus the cold compress
+                   (goal <= 0.30 s at 5,000 messages)
+plus `import compaction` (seconds and peak RSS, goal <= 0.15 s and <= 50 MiB), the output size
+of each run (messages, tokens) so a speed-up that keeps more context shows, and the linear-growth
+check (cold exact per message vs the floor's own growth, goal within 1.2 x).
+
+Run: `.venv/bin/python -m benchmarks.bench_compress` (add `--large` for 20,000 messages,
+`--sizes 500` for a quick look). Timings are CPU seconds of the measuring process (its threads
+included; the CLI row: of the child process), as the issue measures, since waiting for a core on
+a shared machine is not work; `--clock wall` gives wall seconds, where threads pay off.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
-from benchmarks.session_gen import generate_session
-from compaction import CompactionConfig, Compactor
-from compaction.messages import call_arguments, content_text, tool_calls
-from compaction.tokens import TiktokenCounter, load_encoding
+ROOT = Path(__file__).resolve().parent.parent
+
+# Budgets a sweep or a user's second try would use: each re-run changes what is kept.
+OTHER_BUDGETS: list[dict[str, Any]] = [
+    {"tail_token_ratio": 0.35, "summary_ratio": 0.1, "protect_first_n": 5},
+    {"tail_token_ratio": 0.10, "summary_ratio": 0.3},
+    {"tail_token_ratio": 0.25, "protect_first_n": 2},
+    {"tail_token_ratio": 0.15, "summary_ratio": 0.15, "protect_first_n": 4},
+    {"tail_token_ratio": 0.30},
+]
+
+IMPORT_PROBE = (
+    "import os, resource, sys, time\n"
+    "clock = time.process_time if os.environ.get('BENCH_CLOCK') == 'cpu' else time.perf_counter\n"
+    "started = clock()\n"
+    "import compaction\n"
+    "elapsed = clock() - started\n"
+    "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+    "heavy = [m for m in ('sqlite_utils', 'pandas', 'numpy', 'litellm', 'plotly', 'tiktoken')\n"
+    "         if m in sys.modules]\n"
+    "print(elapsed, peak, ','.join(heavy) or '-')\n"
+)
+
+
+# -- workers: each runs in its own process and prints one JSON object ----------------------------
+
+
+def clock() -> float:
+    """CPU seconds of this process (all its threads) with BENCH_CLOCK=cpu, else wall seconds.
+
+    CPU time is what the issue compares (and what a shared, overloaded machine does not
+    inflate: waiting for a core is not counted); wall time shows what threads save.
+    """
+    if os.environ.get("BENCH_CLOCK") == "cpu":
+        return time.process_time()
+    return time.perf_counter()
 
 
 def tokenise_once(messages: list[dict[str, Any]]) -> tuple[float, int]:
-    """Seconds to encode every text the counter would see, with no cache: the baseline."""
+    """Seconds to encode every text the counter would see, once, single-threaded: the floor."""
+    from compaction.messages import call_arguments, content_text, tool_calls
+    from compaction.tokens import load_encoding
+
     encoding = load_encoding("o200k_base")
-    started = time.perf_counter()
+    started = clock()
     total = 0
     for message in messages:
         total += len(encoding.encode(content_text(message), disallowed_special=()))
         for call in tool_calls(message):
             total += len(encoding.encode(call_arguments(call), disallowed_special=()))
-    return time.perf_counter() - started, total
+    return clock() - started, total
 
 
-def timed_compress(
-    messages: list[dict[str, Any]], config: CompactionConfig, counter: TiktokenCounter
-) -> tuple[float, Any]:
+def _output(result: Any) -> dict[str, int]:
+    return {"messages": len(result.messages), "tokens": result.tokens_after}
+
+
+def worker_exact(size: int) -> dict[str, Any]:
+    """The floor, then a cold exact compress and re-runs with other budgets, in one process."""
+    from benchmarks.session_gen import generate_session
+    from compaction import CompactionConfig, Compactor
+
+    messages = generate_session(size)
+    floor, tokens = tokenise_once(messages)  # also loads the encoding, outside every timing
+    config = CompactionConfig()  # the 128K default: every size is over the 64K trigger
+    started = clock()
+    result = Compactor(config).compress(messages, force=True)
+    cold = clock() - started
+    reruns = []
+    for changes in OTHER_BUDGETS:
+        started = clock()
+        Compactor(config.replace(**changes)).compress(messages, force=True)
+        reruns.append(clock() - started)
+    return {
+        "tokens": tokens,
+        "floor": floor,
+        "cold": cold,
+        "cold_out": _output(result),
+        "rerun_first": reruns[0],
+        "rerun_later": statistics.median(reruns[1:]),
+    }
+
+
+def worker_rough(size: int) -> dict[str, Any]:
+    """A cold compress with the rough counter in a process that has never loaded tiktoken."""
+    from benchmarks.session_gen import generate_session
+    from compaction import CompactionConfig, Compactor
+
+    messages = generate_session(size)
+    started = clock()
+    result = Compactor(CompactionConfig(counter="rough")).compress(messages, force=True)
+    elapsed = clock() - started
+    imported = "tiktoken" in sys.modules
+    floor, _ = tokenise_once(messages)  # after the timing: it loads tiktoken
+    return {
+        "rough": elapsed,
+        "rough_out": _output(result),
+        "tiktoken": imported,
+        "floor_rough": floor,
+    }
+
+
+def worker_loop(size: int) -> dict[str, Any]:
+    """An agent: append each message, ask should_compress, compress when it says so."""
+    from benchmarks.session_gen import generate_session
+    from compaction import CompactionConfig, Compactor
+    from compaction.tokens import load_encoding
+
+    messages = generate_session(size)
+    load_encoding("o200k_base")  # loading the file is the import row's business, not this one's
+    floor, _ = tokenise_once(messages)
+    compactor = Compactor(CompactionConfig())
+    context: list[dict[str, Any]] = []
+    compactions = 0
+    started = clock()
+    for message in messages:
+        context.append(message)
+        if compactor.should_compress(context):
+            result = compactor.compress(context)
+            if not result.skipped:
+                compactions += 1
+                context = list(result.messages)
+    elapsed = clock() - started
+    return {
+        "loop": elapsed,
+        "floor_loop": floor,
+        "loop_compactions": compactions,
+        "loop_out": {"messages": len(context), "tokens": compactor.count_tokens(context)},
+    }
+
+
+WORKERS = {"exact": worker_exact, "rough": worker_rough, "loop": worker_loop}
+
+
+# -- the orchestrator ---------------------------------------------------------------------------
+
+
+def _python_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        part for part in (str(ROOT), env.get("PYTHONPATH", "")) if part
+    )
+    return env
+
+
+def run_worker(kind: str, size: int) -> dict[str, Any]:
+    completed = subprocess.run(
+        [sys.executable, "-m", "benchmarks.bench_compress", "--worker", kind, "--size", str(size)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env=_python_env(),
+    )
+    return dict(json.loads(completed.stdout.strip().splitlines()[-1]))
+
+
+def measure_import(repeats: int = 3) -> tuple[float, float, str]:
+    """The fastest of `repeats` fresh imports: (seconds, peak RSS in MiB, heavy modules loaded)."""
+    best: tuple[float, float, str] | None = None
+    for _ in range(repeats):
+        completed = subprocess.run(
+            [sys.executable, "-c", IMPORT_PROBE],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+            env=_python_env(),
+        )
+        seconds, peak_kib, heavy = completed.stdout.split()
+        row = (float(seconds), int(peak_kib) / 1024, heavy)
+        if best is None or row[0] < best[0]:
+            best = row
+    assert best is not None
+    return best
+
+
+def measure_cli(size: int, folder: Path) -> float:
+    """Wall seconds of `compaction compress` on the session written as JSON, in a new process."""
+    from benchmarks.session_gen import generate_session
+
+    source = folder / f"session-{size}.json"
+    source.write_text(json.dumps(generate_session(size)), encoding="utf-8")
+    target = folder / f"out-{size}.json"
     started = time.perf_counter()
-    result = Compactor(config, counter=counter).compress(messages, force=True)
-    return time.perf_counter() - started, result
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(
+        [sys.executable, "-m", "compaction", "compress", str(source), "-o", str(target)],
+        capture_output=True,
+        check=True,
+        cwd=ROOT,
+        env=_python_env(),
+    )
+    if os.environ.get("BENCH_CLOCK") == "cpu":
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (after.ru_utime - children.ru_utime) + (after.ru_stime - children.ru_stime)
+    return time.perf_counter() - started
+
+
+def _goal(value: float, limit: float) -> str:
+    return "ok" if value <= limit else "MISSED"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="500,2000,5000")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--sizes", default="500,5000", help="comma-separated message counts")
+    parser.add_argument("--large", action="store_true", help="add 20,000 messages (slow)")
+    parser.add_argument(
+        "--clock",
+        choices=["cpu", "wall"],
+        default="cpu",
+        help="CPU seconds (as the issue measures; robust on a loaded machine) or wall seconds",
+    )
+    parser.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
+    parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(WORKERS[args.worker](args.size)))
+        return
+
+    os.environ["BENCH_CLOCK"] = args.clock  # the workers and probes read it
     sizes = [int(size) for size in args.sizes.split(",")]
-    config = CompactionConfig()  # the 128K default: every size is over the 64K trigger
-    rows = []
-    for size in sizes:
-        messages = generate_session(size)
-        baseline, tokens = tokenise_once(messages)
-        counter = TiktokenCounter("gpt-4o")  # a fresh, empty cache: the cold case
-        cold, result = timed_compress(messages, config, counter)
-        other = config.replace(tail_token_ratio=0.35, summary_ratio=0.1, protect_first_n=5)
-        warm, _ = timed_compress(messages, other, counter)
-        summarize = result.phase("summarize").duration_s
-        rows.append((size, tokens, baseline, cold, warm, summarize, result.savings_pct))
-    print(f"{'messages':>8} {'tokens':>10} {'tokenise s':>10} {'compress s':>10} "
-          f"{'ratio':>6} {'2nd run s':>9} {'summary s':>9} {'saved %':>7} {'us/msg':>7}")
-    for size, tokens, baseline, cold, warm, summarize, savings in rows:
-        print(f"{size:>8,} {tokens:>10,} {baseline:>10.3f} {cold:>10.3f} {cold / baseline:>5.2f}x "
-              f"{warm:>9.3f} {summarize:>9.3f} {savings:>7.1f} {cold / size * 1e6:>7.0f}")
-    largest = rows[-1]
+    if args.large and 20_000 not in sizes:
+        sizes.append(20_000)
+    import_s, import_mib, heavy = measure_import()
+    rows: dict[int, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for size in sizes:
+            row: dict[str, Any] = {}
+            for kind in ("exact", "rough", "loop"):
+                row.update(run_worker(kind, size))
+            row["cli"] = measure_cli(size, Path(folder))
+            rows[size] = row
+
+    print(f"clock: {args.clock} seconds (BENCH_CLOCK={args.clock})")
+    print(
+        f"import compaction: {import_s:.3f} s, peak RSS {import_mib:.0f} MiB "
+        f"(goal <= 0.15 s: {_goal(import_s, 0.15)}; <= 50 MiB: {_goal(import_mib, 50)}); "
+        f"heavy modules imported: {heavy}"
+    )
     print()
-    print(f"goal 1: cold compress / tokenise once at {largest[0]:,} messages = "
-          f"{largest[3] / largest[2]:.2f}x (goal <= 3x)")
-    print(f"goal 2: second compress with other budgets = {largest[4]:.3f} s (goal <= 0.3 s)")
-    if len(rows) > 1:
-        first = rows[0]
-        growth = (largest[3] / largest[0]) / (first[3] / first[0])
-        print(f"goal 3: time per message at {largest[0]:,} vs {first[0]:,} = {growth:.2f}x "
-              "(1.0 is linear)")
+    width = 34  # per size: seconds, x floor, output messages/tokens
+    print(f"{'':<16}" + "".join(f"{f'{size:,} messages':>{width}}" for size in sizes))
+    print(f"{'row':<16}" + "".join(f"{'s':>9}{'x floor':>9}{'out msgs/tokens':>16}" for _ in sizes))
+
+    def line(label: str, key: str, out: str | None = None, floor: str = "floor") -> None:
+        cells = []
+        for size in sizes:
+            row = rows[size]
+            seconds = row[key]
+            output = row.get(out) if out else None
+            shown = f"{output['messages']:,}/{output['tokens']:,}" if output else ""
+            cells.append(f"{seconds:>9.3f}{seconds / row[floor]:>8.2f}x{shown:>16}")
+        print(f"{label:<16}" + "".join(cells))
+
+    line("floor", "floor")
+    line("cold exact", "cold", "cold_out")
+    line("cold rough", "rough", "rough_out", floor="floor_rough")
+    line("re-run first", "rerun_first")
+    line("re-run later", "rerun_later")
+    line("agent loop", "loop", "loop_out", floor="floor_loop")
+    line("CLI end to end", "cli")
+    print(
+        f"{'floor (rough)':<16}"
+        + "".join(f"{rows[s]['floor_rough']:>9.3f}".ljust(width) for s in sizes)
+    )
+    print(
+        f"{'floor (loop)':<16}"
+        + "".join(f"{rows[s]['floor_loop']:>9.3f}".ljust(width) for s in sizes)
+    )
+    print(f"{'input tokens':<16}" + "".join(f"{rows[size]['tokens']:>{width},}" for size in sizes))
+    print()
+    for size in sizes:
+        row = rows[size]
+        floor = row["floor"]
+        rerun = max(row["rerun_first"], row["rerun_later"])
+        cli_over = row["cli"] - row["cold"]
+        rough_note = "; tiktoken imported" if row["tiktoken"] else ""
+        print(f"{size:,} messages:")
+        print(
+            f"  cold exact   {row['cold'] / floor:5.2f}x floor (goal <= 1.0x: "
+            f"{_goal(row['cold'], floor)})"
+        )
+        print(
+            f"  cold rough   {row['rough'] / row['floor_rough']:5.2f}x floor (goal <= 0.25x: "
+            f"{_goal(row['rough'], 0.25 * row['floor_rough'])}{rough_note})"
+        )
+        print(
+            f"  re-runs      {rerun / floor:5.2f}x floor, first or later (goal <= 0.12x: "
+            f"{_goal(rerun, 0.12 * floor)})"
+        )
+        print(
+            f"  agent loop   {row['loop'] / row['floor_loop']:5.2f}x floor over "
+            f"{row['loop_compactions']} compactions "
+            f"(goal <= 3x: {_goal(row['loop'], 3 * row['floor_loop'])})"
+        )
+        cli_goal = f" (goal <= 0.30 s: {_goal(cli_over, 0.30)})" if size == 5_000 else ""
+        print(f"  CLI          {cli_over:+.3f} s over the cold compress{cli_goal}")
+    if len(sizes) > 1:
+        first, last = rows[sizes[0]], rows[sizes[-1]]
+        growth = (last["cold"] / first["cold"]) / (last["floor"] / first["floor"])
+        print(
+            f"linear growth {sizes[0]:,} -> {sizes[-1]:,}: cold exact grew {growth:.2f}x the "
+            f"floor's growth (goal <= 1.2x: {_goal(growth, 1.2)})"
+        )
 
 
 if __name__ == "__main__":

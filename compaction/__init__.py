@@ -6,9 +6,10 @@
     result.to_dict()     # what every phase did, for a report
 
 The library never imports Streamlit, and imports litellm only when a model is actually called.
-The engine imports on its own: the lab (evaluate, judge, drift, simulate) and the run history are
-re-exported here but loaded on first use, so `import compaction` inside an agent pays for neither
-(the history alone pulls in sqlite-utils, pandas and pyarrow).
+The engine imports on its own: the lab (evaluate, judge, drift, simulate), the run history and
+the importers (load_conversation...) are re-exported here but loaded on first use, so `import
+compaction` inside an agent pays only for compressing (the history alone pulls in sqlite-utils,
+pandas and pyarrow).
 """
 
 from importlib import import_module
@@ -27,13 +28,6 @@ from compaction.errors import (
     TokenizerError,
     UnknownFormatError,
 )
-from compaction.formats import (
-    Conversation,
-    detect_format,
-    dump_conversation,
-    load_conversation,
-    load_conversations,
-)
 from compaction.message_input import validate_messages
 from compaction.messages import Message
 from compaction.phases.fit import FitCut, FitReport
@@ -51,17 +45,35 @@ from compaction.summary import (
     render_summary,
 )
 from compaction.tokens import RoughCounter, TiktokenCounter, TokenCounter, make_counter
+
+# Eager, though only the validate command needs it: the function shares its name with the
+# subpackage, and a lazy `validate` would be shadowed by the module once anything imported
+# compaction.validate.rules first.
 from compaction.validate import Problem, validate
 
 if TYPE_CHECKING:
+    from compaction.formats import (
+        Conversation,
+        detect_format,
+        dump_conversation,
+        load_conversation,
+        load_conversations,
+    )
     from compaction.history import History
     from compaction.lab.drift import drift
     from compaction.lab.evaluate import Evaluation, evaluate
     from compaction.lab.judge import judge
     from compaction.lab.timeline import Timeline, simulate
 
-# Public names that live outside the engine: name -> module, imported on first access.
+# Public names an agent that only compresses never needs: name -> module, imported on first
+# access. The lab and the history live outside the engine; the importers (formats) are engine, but
+# loading every agent's importer was a third of the import.
 _LAZY = {
+    "Conversation": "compaction.formats",
+    "detect_format": "compaction.formats",
+    "dump_conversation": "compaction.formats",
+    "load_conversation": "compaction.formats",
+    "load_conversations": "compaction.formats",
     "History": "compaction.history",
     "drift": "compaction.lab.drift",
     "Evaluation": "compaction.lab.evaluate",

@@ -1,42 +1,50 @@
-"""The `compaction` command line (click). Subcommands of each area live in compaction/commands/."""
+"""The `compaction` command line (click). Subcommands of each area live in compaction/commands/.
+
+Each subcommand's module is imported only when that subcommand runs (or `--help` lists them):
+`history` pulls in sqlite-utils, pandas and pyarrow and the lab commands their own weight, none of
+which `compaction compress` needs — eager registration cost every command seconds at start-up.
+"""
 
 from __future__ import annotations
 
+from importlib import import_module
+
 import click
 
+#: command name -> (module in compaction.commands, attribute holding the click command)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "audit": ("audit", "audit_command"),
+    "compress": ("compress", "compress_command"),
+    "convert": ("convert", "convert"),
+    "eval": ("evaluate", "eval_command"),
+    "history": ("history", "history_group"),
+    "inspect": ("compress", "inspect_command"),
+    "sessions": ("sessions", "sessions_command"),
+    "simulate": ("simulate", "simulate_command"),
+    "sweep": ("sweep", "sweep_command"),
+    "validate": ("validate", "validate_command"),
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use, by name."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *super().list_commands(ctx)})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None or cmd_name not in COMMANDS:
+            return command
+        module, attribute = COMMANDS[cmd_name]
+        loaded = getattr(import_module(f"compaction.commands.{module}"), attribute)
+        if not isinstance(loaded, click.Command):
+            raise TypeError(f"compaction.commands.{module}.{attribute} is not a click command")
+        self.add_command(loaded, cmd_name)  # later look-ups are plain dictionary reads
+        return loaded
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="compaction-lab")
 def main() -> None:
     """See, tune and teach how LLM agents compact their context."""
-
-
-# -- subcommands registered by area --
-from compaction.commands.compress import compress_command, inspect_command  # noqa: E402
-
-main.add_command(compress_command)
-main.add_command(inspect_command)
-from compaction.commands.validate import validate_command  # noqa: E402
-
-main.add_command(validate_command)
-from compaction.commands.convert import convert as convert_command  # noqa: E402
-
-main.add_command(convert_command)
-from compaction.commands.history import history_group  # noqa: E402
-
-main.add_command(history_group)
-from compaction.commands.simulate import simulate_command  # noqa: E402
-
-main.add_command(simulate_command)
-from compaction.commands.evaluate import eval_command  # noqa: E402
-
-main.add_command(eval_command)
-from compaction.commands.sweep import sweep_command  # noqa: E402
-
-main.add_command(sweep_command)
-from compaction.commands.sessions import sessions_command  # noqa: E402
-
-main.add_command(sessions_command)
-from compaction.commands.audit import audit_command  # noqa: E402
-
-main.add_command(audit_command)

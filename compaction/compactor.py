@@ -19,7 +19,7 @@ from typing import Any
 
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError, InvalidConversationError
-from compaction.message_input import validate_messages
+from compaction.message_input import GrowingConversation
 from compaction.messages import Message
 from compaction.phases.assemble import assemble
 from compaction.phases.boundaries import boundaries_phase, find_head_end
@@ -73,17 +73,36 @@ class Compactor:
         self.previous_summary: str | None = None
         self.ineffective_count = 0
         self._fallback_summarizer = ExtractiveSummarizer()
+        # The conversation as last checked and counted: an agent appends a message and asks
+        # again, and only what it appended (or edited) is checked and counted again.
+        self._conversation = GrowingConversation()
+        self._counts: list[int] = []
+        self._counted_with: TokenCounter | None = None
 
     def count_tokens(self, messages: Sequence[Message]) -> int:
         return self.counter.count_messages(messages)
+
+    def _checked_and_counted(
+        self, messages: Sequence[Message], remember: bool = True
+    ) -> tuple[list[Message], list[str], list[int]]:
+        """validate_messages(messages) and each checked message's tokens, reusing the work of
+        the previous call for the unchanged messages it began with. `remember=False` (a
+        compress) reuses but keeps nothing new: a one-shot compress never needs it again."""
+        checked, repairs, counted = self._conversation.check(messages, remember)
+        if self._counted_with is not self.counter:  # someone swapped the counter: recount all
+            self._counts, self._counted_with, counted = [], self.counter, 0
+        counts = self._counts if remember else self._counts[:counted]
+        del counts[counted:]
+        counts.extend(count_each(self.counter, checked[counted:]))
+        return checked, repairs, list(counts)
 
     def should_compress(self, messages: Sequence[Message]) -> bool:
         """True when automatic compaction would run: at the threshold, and not thrashing."""
         if isinstance(messages, list | tuple) and not messages:
             return False  # nothing to compact yet (compress() would reject it)
         # The same checks as compress(), so bad input fails here with the same clear error.
-        checked, _ = validate_messages(messages)
-        tokens = self.count_tokens(checked)
+        _, _, counts = self._checked_and_counted(messages)
+        tokens = sum(counts)
         if self.ineffective_count >= self.config.max_ineffective:
             # Anti-thrash waits for a manual compaction, but a context over the window cannot
             # be sent at all: then compaction runs regardless.
@@ -102,9 +121,8 @@ class Compactor:
             raise ConfigError(
                 f"focus must be a topic as text (or None), got {type(focus).__name__}"
             )
-        checked, repairs = validate_messages(messages)
+        checked, repairs, tokens = self._checked_and_counted(messages, remember=False)
         config = self.config
-        tokens = [self.counter.count_message(message) for message in checked]
         tokens_before = sum(tokens)
         base: dict[str, Any] = {
             "repairs": repairs,
@@ -322,6 +340,15 @@ class Compactor:
             suggestion=NEW_SESSION_SUGGESTION if reason == INEFFECTIVE_REASON else None,
             **base,
         )
+
+
+def count_each(counter: TokenCounter, messages: Sequence[Message]) -> list[int]:
+    """Each message's tokens, in one batch when the counter can (ours encode a large batch on
+    every core); any other TokenCounter one message at a time."""
+    batch = getattr(counter, "counts", None)
+    if callable(batch):
+        return list(batch(messages))
+    return [counter.count_message(message) for message in messages]
 
 
 def check_components(config: object, summarizer: object, counter: object) -> None:

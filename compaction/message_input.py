@@ -8,6 +8,7 @@ conversation the user is trying to debug.
 from __future__ import annotations
 
 import json
+import operator
 import re
 from collections import deque
 from typing import Any
@@ -34,6 +35,11 @@ def validate_messages(messages: Any) -> tuple[list[Message], list[str]]:
     Repaired messages are shallow copies; the input list and dicts are never modified. Rejected
     input raises `InvalidConversationError` with the message index and what is wrong.
     """
+    checked, repairs, _ = GrowingConversation(remember=False).check(messages)
+    return checked, repairs
+
+
+def _as_message_list(messages: Any) -> list[Any] | tuple[Any, ...]:
     if isinstance(messages, dict) and isinstance(messages.get("messages"), list):
         messages = messages["messages"]
     if not isinstance(messages, list | tuple):
@@ -42,13 +48,94 @@ def validate_messages(messages: Any) -> tuple[list[Message], list[str]]:
         )
     if not messages:
         raise InvalidConversationError("the conversation is empty: there is nothing to compact")
-    result: list[Message] = []
-    repairs: list[str] = []
-    for index, message in enumerate(messages):
-        result.append(_validate_one(message, index, repairs))
-    _pair_anonymous_results(result, repairs)
-    _rename_reused_call_ids(result, repairs)
-    return result, repairs
+    return messages
+
+
+class GrowingConversation:
+    """`validate_messages` for a conversation that grows by appending, as an agent's does.
+
+    An agent asks `should_compress` after every message it appends; checking the whole list
+    each time made the loop quadratic (every call re-scanned every earlier message for lone
+    surrogates and re-parsed every tool call's arguments). `check` gives exactly what
+    `validate_messages` gives, but re-checks only the messages after the longest prefix it has
+    already checked — and a message counts as already checked only when it is the same object
+    *and* still equal to a structural copy taken when it was checked, so an edit in place (a
+    streamed reply growing, a call appended) is seen and re-checked. The three passes (each
+    message; results paired with calls by position; reused call ids renamed) only look back,
+    so resuming them where they stopped gives what a full run gives; their repairs are kept
+    apart so that they come out in the same order too.
+    """
+
+    def __init__(self, remember: bool = True) -> None:
+        self._remember = remember  # False: a one-shot check, no copies kept for the next call
+        self._reset()
+
+    def _reset(self) -> None:
+        self._inputs: list[Any] = []  # the messages as given (kept alive: identity is compared)
+        self._snapshots: list[Any] = []  # structural copies of them, leaves shared
+        self._checked: list[Message] = []
+        self._repairs: tuple[list[str], list[str], list[str]] = ([], [], [])
+        self._pairing = _Pairing()
+        self._renaming = _Renaming()
+
+    def check(self, messages: Any, remember: bool = True) -> tuple[list[Message], list[str], int]:
+        """(checked messages, repairs, how many leading messages were reused unchanged).
+
+        `remember=False` reuses what an earlier call remembered but remembers nothing new: a
+        one-shot check then pays no copies for a next call that will never come.
+        """
+        messages = _as_message_list(messages)
+        reused = self._unchanged_prefix(messages)
+        if not remember and reused < len(messages):
+            checked, repairs, _ = GrowingConversation(remember=False).check(messages)
+            return checked, repairs, 0
+        if reused == 0:
+            self._reset()  # a new conversation, or an earlier message changed: start over
+        try:
+            self._extend(messages, reused)
+        except BaseException:
+            self._reset()  # half-extended state would lie to the next call
+            raise
+        one, pairing, renaming = self._repairs
+        return list(self._checked), [*one, *pairing, *renaming], reused
+
+    def _unchanged_prefix(self, messages: list[Any] | tuple[Any, ...]) -> int:
+        """len(checked) when every checked message is still there, unchanged; else 0."""
+        known = len(self._inputs)
+        if not known or len(messages) < known:
+            return 0
+        # Both comparisons run in C: `is` per message, then `==` against the copy, which stops
+        # at each shared leaf (a string is compared by identity first) and so costs the
+        # structure, not the text. (Equal numbers of another type, 1 for 1.0, count as the same.)
+        if all(map(operator.is_, self._inputs, messages)) and all(
+            map(operator.eq, self._snapshots, messages)
+        ):
+            return known
+        return 0
+
+    def _extend(self, messages: list[Any] | tuple[Any, ...], start: int) -> None:
+        one, pairing, renaming = self._repairs
+        new = messages[start:]
+        checked = self._checked
+        for index, message in enumerate(new, start):
+            checked.append(_validate_one(message, index, one))
+        for index in range(start, len(checked)):
+            self._pairing.feed(checked, index, pairing)
+        for index in range(start, len(checked)):
+            self._renaming.feed(checked, index, renaming)
+        if self._remember:
+            self._inputs.extend(new)
+            self._snapshots.extend(_structure_copy(message) for message in new)
+
+
+def _structure_copy(node: Any) -> Any:
+    """`node` with every dict and list copied and every other value shared: equal to the node
+    until someone edits one of its dicts or lists in place."""
+    if isinstance(node, dict):
+        return {key: _structure_copy(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_structure_copy(item) for item in node]
+    return node
 
 
 def _validate_one(message: Any, index: int, repairs: list[str]) -> Message:
@@ -121,6 +208,8 @@ def _replace_lone_surrogates(message: Message, index: int, repairs: list[str]) -
     """`message`, or a copy with every lone surrogate (in any string, keys included) replaced
     by U+FFFD and the count reported: the one repair that lets the text be written at all."""
     try:
+        if not _holds_surrogates(message):
+            return message  # nearly every message: one read, no copy
         fixed, count = _without_surrogates(message)
     except RecursionError as exc:
         raise InvalidConversationError("the message is nested too deeply to read", index) from exc
@@ -131,6 +220,33 @@ def _replace_lone_surrogates(message: Message, index: int, repairs: list[str]) -
         "replaced with U+FFFD"
     )
     return dict(fixed)
+
+
+def _holds_surrogates(node: Any) -> bool:
+    """True when a string anywhere in `node` (keys included) holds a lone surrogate.
+
+    `str.isascii` reads a string at memory speed and settles most of them (a surrogate is not
+    ASCII); only the rest go through the regular expression. Strings, the leaves nearly every
+    node is, are tested in the loop rather than by a call each: this runs on every message.
+    """
+    if isinstance(node, str):
+        return not node.isascii() and _SURROGATE.search(node) is not None
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if isinstance(key, str):
+                if not key.isascii() and _SURROGATE.search(key):
+                    return True
+            elif _holds_surrogates(key):
+                return True
+            if isinstance(value, str):
+                if not value.isascii() and _SURROGATE.search(value):
+                    return True
+            elif isinstance(value, dict | list | tuple) and _holds_surrogates(value):
+                return True
+        return False
+    if isinstance(node, list | tuple):
+        return any(_holds_surrogates(part) for part in node)
+    return False
 
 
 def _without_surrogates(node: Any) -> tuple[Any, int]:
@@ -249,26 +365,31 @@ def rejected_arguments(messages: list[Message]) -> int:
     )
 
 
-def _pair_anonymous_results(messages: list[Message], repairs: list[str]) -> None:
+class _Pairing:
     """Give a tool result without `tool_call_id` the id its position implies, when unambiguous.
 
     The n-th result after an assistant message answers its n-th call (the legacy positional
-    convention); anything else has no safe answer and is rejected.
+    convention); anything else has no safe answer and is rejected. Fed one index at a time, in
+    order, so that a growing conversation resumes where it stopped.
     """
-    pending = _PendingCalls([])
-    for index, message in enumerate(messages):
+
+    def __init__(self) -> None:
+        self.pending = _PendingCalls([])
+
+    def feed(self, messages: list[Message], index: int, repairs: list[str]) -> None:
+        message = messages[index]
         role = message.get("role")
         if role == "assistant":
-            pending = _PendingCalls([str(call.get("id")) for call in tool_calls(message)])
-            continue
+            self.pending = _PendingCalls([str(call.get("id")) for call in tool_calls(message)])
+            return
         if role != "tool":
-            pending = _PendingCalls([])
-            continue
+            self.pending = _PendingCalls([])
+            return
         call_id = message.get("tool_call_id")
         if isinstance(call_id, str) and call_id:
-            pending.answer(call_id)
-            continue
-        guessed = pending.take_first()
+            self.pending.answer(call_id)
+            return
+        guessed = self.pending.take_first()
         if guessed is None:
             raise InvalidConversationError(
                 "tool message has no tool_call_id and no preceding call it could answer", index
@@ -317,7 +438,7 @@ class _PendingCalls:
         return call_id
 
 
-def _rename_reused_call_ids(messages: list[Message], repairs: list[str]) -> None:
+class _Renaming:
     """Give a call that reuses an earlier call's id (and the result answering it) a fresh id.
 
     Real agents reuse ids (tau-bench, SWE-agent trajectories). Providers reject a request with the
@@ -325,41 +446,47 @@ def _rename_reused_call_ids(messages: list[Message], repairs: list[str]) -> None
     output. Results are matched first in, first out: the n-th result carrying an id answers the
     n-th call that carried it, which is the only reading under which both pairs make sense.
     """
-    used: set[str] = set()
-    waiting: dict[str, deque[str]] = {}  # id as written -> ids (renamed or not) awaiting a result
-    # The suffix to try next for each reused id. Every suffix below it is already taken (`used`
-    # only grows), so starting there finds the same smallest free suffix as counting from 2,
-    # without rescanning: a session reusing one id on every call stays linear, not quadratic.
-    next_suffix: dict[str, int] = {}
-    for index, message in enumerate(messages):
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+        # id as written -> ids (renamed or not) awaiting a result
+        self.waiting: dict[str, deque[str]] = {}
+        # The suffix to try next for each reused id. Every suffix below it is already taken
+        # (`used` only grows), so starting there finds the same smallest free suffix as counting
+        # from 2, without rescanning: a session reusing one id on every call stays linear.
+        self.next_suffix: dict[str, int] = {}
+
+    def feed(self, messages: list[Message], index: int, repairs: list[str]) -> None:
+        message = messages[index]
         if message.get("role") == "tool":
             written = str(message.get("tool_call_id"))
-            queue = waiting.get(written)
+            queue = self.waiting.get(written)
             if not queue:
-                continue
+                return
             actual = queue.popleft()
             if actual != written:
                 messages[index] = {**message, "tool_call_id": actual}
-            continue
+            return
         calls = tool_calls(message)
         if not calls:
-            continue
+            return
+        used = self.used
         renamed_calls = []
         for position, call in enumerate(calls):
             call_id = str(call.get("id"))
             fresh = call_id
             if call_id in used:
-                suffix = next_suffix.get(call_id, 2)
+                suffix = self.next_suffix.get(call_id, 2)
                 while f"{call_id}_{suffix}" in used:
                     suffix += 1
-                next_suffix[call_id] = suffix + 1
+                self.next_suffix[call_id] = suffix + 1
                 fresh = f"{call_id}_{suffix}"
                 repairs.append(
                     f"message {index}: tool_calls[{position}] reused the id {call_id!r} of an "
                     f"earlier call; renamed {fresh!r} (with the result that answers it)"
                 )
             used.add(fresh)
-            waiting.setdefault(call_id, deque()).append(fresh)
+            self.waiting.setdefault(call_id, deque()).append(fresh)
             renamed_calls.append(call if fresh == call_id else {**call, "id": fresh})
         if any(new is not old for new, old in zip(renamed_calls, calls, strict=True)):
             messages[index] = {**message, "tool_calls": renamed_calls}

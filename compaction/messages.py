@@ -94,13 +94,21 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+#: One strict decoder for every call: `json.loads(text, parse_constant=...)` builds a new
+#: JSONDecoder each time, which cost more than parsing a typical tool call's arguments.
+_STRICT_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def loads_json(text: str) -> Any:
     """`json.loads` without NaN, Infinity and -Infinity, which no JSON parser but Python's accepts.
 
     Text holding them is invalid JSON for a provider; reading it leniently turns it into floats
     that `json.dumps` writes back as bare NaN, making the whole output file invalid.
     """
-    return json.loads(text, parse_constant=_reject_constant)
+    if not isinstance(text, str) or text.startswith("\ufeff"):
+        # What json.loads does besides decoding (bytes, the BOM error), word for word.
+        return json.loads(text, parse_constant=_reject_constant)
+    return _STRICT_DECODER.decode(text)
 
 
 def has_non_finite_numbers(arguments: str) -> bool:

@@ -23,6 +23,10 @@ from compaction.messages import Message, image_count, tool_calls
 
 MESSAGE_OVERHEAD = 4
 IMAGE_TOKENS = 1_600
+#: Below this many characters (~250K tokens) a batch is encoded on one thread: starting a pool
+#: and sharing the work costs more than it saves.
+PARALLEL_MIN_CHARS = 1_000_000
+MAX_ENCODE_THREADS = 4
 
 _O200K_PREFIXES = ("gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "chatgpt-4o")
 
@@ -138,7 +142,33 @@ class _CachedCounter:
         return sum(self.count_message(message) for message in messages)
 
     def counts(self, messages: Sequence[Message]) -> list[int]:
+        """Each message's tokens; the texts not yet cached are counted first, as one batch."""
+        self._count_batch(self._uncached_texts(messages))
         return [self.count_message(message) for message in messages]
+
+    def _uncached_texts(self, messages: Sequence[Message]) -> list[str]:
+        """Every distinct text of `messages` that count_message would count and has not yet."""
+        cache = self._cache
+        found: dict[str, None] = {}  # insertion-ordered and distinct
+        for message in messages:
+            content = message.get("content")
+            texts: list[Any] = [content] if isinstance(content, str) else []
+            if isinstance(content, list):
+                texts.extend(part.get("text") for part in content if isinstance(part, dict))
+            for call in tool_calls(message):
+                function = call.get("function") if isinstance(call, dict) else None
+                if isinstance(function, dict):
+                    texts.extend((function.get("name"), function.get("arguments")))
+            texts.append(message.get("tool_call_id"))
+            for text in texts:
+                if isinstance(text, str) and text and text not in cache:
+                    found[text] = None
+        return list(found)
+
+    def _count_batch(self, texts: list[str]) -> None:
+        """Count and cache `texts`; here one by one, a subclass may do better."""
+        for text in texts:
+            self._cache[text] = self._count_text(text)
 
     def cache_size(self) -> int:
         return len(self._cache)
@@ -161,6 +191,26 @@ class TiktokenCounter(_CachedCounter):
 
     def _count_text(self, text: str) -> int:
         return len(self._encode(text))
+
+    def _count_batch(self, texts: list[str]) -> None:
+        """Encode a large batch on every core: tiktoken's encoder releases the GIL, so threads
+        run it in parallel. A small batch is not worth a thread pool (nor is one core)."""
+        workers = min(os.cpu_count() or 1, MAX_ENCODE_THREADS)
+        if workers < 2 or sum(map(len, texts)) < PARALLEL_MIN_CHARS:
+            super()._count_batch(texts)
+            return
+        from concurrent.futures import ThreadPoolExecutor  # only a large batch needs a pool
+
+        encode = self._encode
+
+        def lengths(chunk: list[str]) -> list[int]:
+            return [len(encode(text)) for text in chunk]
+
+        # Interleaved chunks, so that each thread gets a fair share of the long outputs.
+        chunks = [texts[start::workers] for start in range(workers)]
+        with ThreadPoolExecutor(workers, thread_name_prefix="tokens") as pool:
+            for chunk, counted in zip(chunks, pool.map(lengths, chunks), strict=True):
+                self._cache.update(zip(chunk, counted, strict=True))
 
 
 class RoughCounter(_CachedCounter):

@@ -136,16 +136,32 @@ def error_evidence(output: str, code: int | None = None) -> str | None:
     return _cut(lines[-1].strip(), 160) if lines else None
 
 
+_FAILURE_WORDS = ("error", "exception", "traceback", "failed", "fatal")
+
+
 def _last_failure_line(output: str) -> str | None:
     """The last line mentioning an error or failure: found by a literal scan (fast), then the
     surrounding line cut out, rather than matching `^.*word.*$` at every line start."""
-    last = None
-    for last in _FAILURE_WORD.finditer(output):  # noqa: B007 - only the last match is wanted
-        pass
-    if last is None:
-        return None
-    start = output.rfind("\n", 0, last.start()) + 1
-    end = output.find("\n", last.end())
+    if output.isascii():
+        # No word overlaps another (none ends with a letter another begins with), so the last
+        # match of _FAILURE_WORD is the rightmost occurrence of any word; for ASCII text
+        # `lower()` keeps every position, and `rfind` runs at memory speed where the
+        # case-insensitive regular expression stepped through every character.
+        lowered = output.lower()
+        starts = [(lowered.rfind(word), word) for word in _FAILURE_WORDS]
+        position, word = max(starts)
+        if position < 0:
+            return None
+        first, after = position, position + len(word)
+    else:  # case folding can change lengths outside ASCII: the regular expression decides
+        last = None
+        for last in _FAILURE_WORD.finditer(output):  # noqa: B007 - only the last match counts
+            pass
+        if last is None:
+            return None
+        first, after = last.start(), last.end()
+    start = output.rfind("\n", 0, first) + 1
+    end = output.find("\n", after)
     return output[start : end if end >= 0 else len(output)]
 
 

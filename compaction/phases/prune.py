@@ -75,6 +75,11 @@ def one_line_summary(tool_name: str, arguments: str, output: str) -> str:
     return line
 
 
+def content_digest(content: str) -> str:
+    """The MD5 a dedupe row names its output by in the report."""
+    return hashlib.md5(content.encode("utf-8")).hexdigest()
+
+
 def shrink_arguments(arguments: str, keep_chars: int) -> str | None:
     """Arguments with every long string value cut, re-serialised; None when not valid JSON.
 
@@ -118,6 +123,9 @@ def prune(
 
     # 1. Dedupe, newest to oldest, over the whole conversation but the head (lossless: the newest
     # copy stays).
+    # Keyed by the text itself: Python caches a string's hash, so a re-run over the same
+    # messages hashes nothing, where an MD5 of every output cost a pass over all of them. The MD5
+    # (the report's name for a duplicate) is computed only for the duplicates reported.
     newest: dict[str, tuple[int, str | None]] = {}
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
@@ -126,18 +134,17 @@ def prune(
             continue
         if len(content) <= config.prune_min_chars or is_already_pruned(content):
             continue
-        digest = hashlib.md5(content.encode("utf-8")).hexdigest()
-        if digest not in newest:
-            newest[digest] = (index, message.get("tool_call_id"))
+        if content not in newest:
+            newest[content] = (index, message.get("tool_call_id"))
             continue
         if index < head_end:
             continue  # the protected head is never modified, not even by a lossless dedupe
-        kept_index, kept_call = newest[digest]
+        kept_index, kept_call = newest[content]
         output[index] = {**message, "content": DUPLICATE_MARKER}
         fates[index] = DEDUPLICATED
         dedupe_rows.append(
             {
-                "hash": digest,
+                "hash": content_digest(content),
                 "index": index,
                 "tool_call_id": message.get("tool_call_id"),
                 "kept_index": kept_index,

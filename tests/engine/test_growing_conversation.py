@@ -1,0 +1,162 @@
+"""The agent loop's incremental check: the same answers as a full check, each message read once.
+
+`GrowingConversation.check` must give exactly what `validate_messages` gives at every length of
+a growing conversation (repairs included, in the same order), re-check only what was appended,
+and notice an earlier message edited in place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from compaction import CompactionConfig, Compactor
+from compaction.errors import InvalidConversationError
+from compaction.message_input import GrowingConversation, validate_messages
+from compaction.tokens import RoughCounter
+
+
+def call(call_id: str, name: str = "read_file", arguments: Any = '{"path": "a.py"}') -> dict:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def repairing_conversation() -> list[dict[str, Any]]:
+    """A conversation that needs every kind of repair, spread along its length."""
+    return [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Fix the bug \ud800 in auth."},
+        {"role": "assistant", "content": None, "tool_calls": [call("c1"), call("c2")]},
+        {"role": "tool", "content": "first"},  # no id: paired by position with c1
+        {"role": "tool", "tool_call_id": "c2", "content": None},
+        {"role": "assistant", "content": 42, "tool_calls": [call("c1", arguments={"x": 1})]},
+        {"role": "tool", "tool_call_id": "c1", "content": "reused id"},  # renamed c1_2
+        {"role": "assistant", "content": "", "tool_calls": [call("", arguments="NaN")]},
+        {"role": "tool", "tool_call_id": "call_missing_7_0", "content": "x" * 300},
+        {"role": "user", "content": ["bare string part", {"type": "text", "text": "ok"}]},
+        {"role": "assistant", "content": "Done.", "tool_calls": []},
+    ]
+
+
+def test_every_prefix_checks_as_a_full_check_would() -> None:
+    conversation = repairing_conversation()
+    growing = GrowingConversation()
+    for length in range(1, len(conversation) + 1):
+        prefix = conversation[:length]
+        checked, repairs, reused = growing.check(prefix)
+        assert (checked, repairs) == validate_messages(prefix)
+        assert reused == length - 1  # only the appended message was checked again
+
+
+def test_an_earlier_message_edited_in_place_is_checked_again() -> None:
+    conversation = repairing_conversation()
+    growing = GrowingConversation()
+    growing.check(conversation)
+    conversation[2]["tool_calls"].append(call("c3"))  # a nested edit, same message object
+    checked, repairs, reused = growing.check(conversation)
+    assert reused == 0
+    assert (checked, repairs) == validate_messages(conversation)
+    conversation[1]["content"] = "replaced text"
+    checked, _, reused = growing.check(conversation)
+    assert reused == 0 and checked[1]["content"] == "replaced text"
+
+
+def test_a_replaced_or_removed_message_starts_over() -> None:
+    conversation = repairing_conversation()
+    growing = GrowingConversation()
+    growing.check(conversation)
+    shorter = conversation[:-2]
+    assert growing.check(shorter)[2] == 0
+    swapped = [*shorter[:3], dict(shorter[3]), *shorter[4:]]  # equal, but another object
+    checked, repairs, reused = growing.check(swapped)
+    assert reused == 0 and (checked, repairs) == validate_messages(swapped)
+
+
+def test_a_rejected_message_raises_the_full_checks_error_and_leaves_no_stale_state() -> None:
+    conversation = repairing_conversation()[:3]
+    growing = GrowingConversation()
+    growing.check(conversation)
+    bad = [*conversation, {"role": "robot", "content": "?"}]
+    with pytest.raises(InvalidConversationError) as raised:
+        growing.check(bad)
+    with pytest.raises(InvalidConversationError) as full:
+        validate_messages(bad)
+    assert str(raised.value) == str(full.value)
+    assert growing.check(conversation)[2] == 0  # started over after the failure
+
+
+def test_remember_false_reuses_but_keeps_nothing_new() -> None:
+    conversation = repairing_conversation()
+    growing = GrowingConversation()
+    growing.check(conversation[:4])
+    longer = conversation[:6]
+    checked, repairs, reused = growing.check(longer, remember=False)
+    assert (checked, repairs) == validate_messages(longer) and reused == 0
+    assert growing.check(conversation[:4], remember=False)[2] == 4
+    assert growing.check(longer)[2] == 4  # the remembered prefix is still the first four
+
+
+def test_the_checked_list_is_the_callers_to_keep() -> None:
+    conversation = repairing_conversation()
+    growing = GrowingConversation()
+    first, _, _ = growing.check(conversation)
+    first.clear()
+    second, _, _ = growing.check(conversation)
+    assert second == validate_messages(conversation)[0]
+
+
+def test_should_compress_counts_an_edited_message_again() -> None:
+    compactor = Compactor(CompactionConfig(context_length=1_000), counter=RoughCounter())
+    conversation: list[dict[str, Any]] = [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "short"},
+    ]
+    assert not compactor.should_compress(conversation)
+    conversation[1]["content"] = "x" * 4_000  # a streamed message grew in place: 1,000 tokens
+    assert compactor.should_compress(conversation)
+    conversation.append({"role": "assistant", "content": "y" * 10})
+    assert compactor.should_compress(conversation)
+    assert sum(compactor._counts) == compactor.count_tokens(conversation)
+
+
+def test_agent_loop_decisions_match_a_fresh_compactor_each_step() -> None:
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "agent"}]
+    for turn in range(100):
+        messages.append({"role": "user", "content": f"step {turn}: run the tests"})
+        messages.append(
+            {"role": "assistant", "content": "Running.", "tool_calls": [call(f"c{turn}")]}
+        )
+        messages.append({"role": "tool", "tool_call_id": f"c{turn}", "content": "ok " * 150})
+    config = CompactionConfig(context_length=8_000)
+    looping = Compactor(config, counter=RoughCounter())
+    context: list[dict[str, Any]] = []
+    for message in messages:
+        context.append(message)
+        fresh = Compactor(config, counter=RoughCounter())
+        fresh.ineffective_count = looping.ineffective_count
+        decision = looping.should_compress(context)
+        assert decision == fresh.should_compress(context)
+        if decision:
+            result = looping.compress(context)
+            if not result.skipped:
+                context = list(result.messages)
+
+
+@pytest.mark.parametrize(
+    "node",
+    [
+        "plain",
+        "café",
+        "lone \ud800 high",
+        {"role": "user", "content": "x"},
+        {"\udc00": 1},
+        {"content": [{"type": "text", "text": "ok"}, {"type": "text", "text": "a\udfffb"}]},
+        {"tool_calls": [{"function": {"name": "n", "arguments": '{"k": "é"}'}}]},
+        {"tool_calls": [{"function": {"name": "n\ud801", "arguments": "{}"}}]},
+        {"k": 3.0, "t": ("\ud800",)},
+    ],
+)
+def test_the_quick_surrogate_test_agrees_with_the_repair(node: Any) -> None:
+    from compaction.message_input import _holds_surrogates, _without_surrogates
+
+    assert _holds_surrogates(node) == (_without_surrogates(node)[1] > 0)
