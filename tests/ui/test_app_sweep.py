@@ -174,6 +174,7 @@ def test_a_sweep_where_no_point_summarises_says_why_summary_settings_are_flat() 
 
 def test_a_peer_parameter_is_a_sweep_axis_on_the_page() -> None:
     at = _sweep_page()
+    _without_the_loaded_conversation(at)
     at.multiselect(key="sweep_samples").set_value([SAMPLE])
     at.number_input(key="sweep_context_length").set_value(CONTEXT)
     at.selectbox(key="sweep_param_1").set_value("hermes.protect_last_n")
