@@ -12,12 +12,27 @@ from collections.abc import Callable, Sequence
 import altair as alt
 import streamlit as st
 
+from compaction.config import CompactionConfig
 from compaction.formats import dump_conversation
 from compaction.messages import Message
 from compaction.result import CompactionResult
+from compaction.tokens import make_counter
 from compaction.ui import compute, nav
 from compaction.ui.binning import bin_size
 from compaction.ui.charts import PICK, budget_bar, grouping_caption, hover_texts, message_chart
+from compaction.ui.composition import (
+    Composition,
+    composition,
+    composition_chart,
+    composition_table,
+)
+from compaction.ui.find_filter import (
+    filter_controls,
+    filter_messages,
+    message_tools,
+    search_texts,
+    subset,
+)
 from compaction.ui.message_views import (
     call_index,
     message_frame,
@@ -29,7 +44,11 @@ from compaction.ui.message_views import (
 )
 from compaction.ui.palette import FATE_LABELS
 from compaction.ui.params import Settings, show_summary_budget
+from compaction.ui.side_by_side import render_side_by_side
 from compaction.ui.state import Loaded
+from compaction.ui.stepper import current_step
+from compaction.ui.text_views import tool_output_toggle
+from compaction.ui.tool_pairs import ToolPair, pair_tool_calls, render_tool_pairs, result_index
 from compaction.ui.untrusted import md_escape
 from compaction.validate import Problem, errors, validate
 
@@ -97,6 +116,65 @@ def _calls(content_hash: str, _messages: list[Message]) -> dict[str, tuple[int, 
     return call_index(_messages)
 
 
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _results(content_hash: str, _messages: list[Message]) -> dict[str, int]:
+    return result_index(_messages)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _pairs(content_hash: str, _messages: list[Message], _tokens: list[int]) -> list[ToolPair]:
+    return pair_tool_calls(_messages, _tokens)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _roles(content_hash: str, _messages: list[Message]) -> list[str]:
+    return [str(message.get("role", "?")) for message in _messages]
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _tools(content_hash: str, _messages: list[Message]) -> list[frozenset[str]]:
+    return message_tools(_messages)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _search(content_hash: str, _messages: list[Message]) -> list[str]:
+    return search_texts(_messages)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _composition(
+    key: str, _messages: list[Message], _tokens: list[int] | None, _config: CompactionConfig
+) -> Composition:
+    counter = make_counter(_config.counter, _config.model)
+    return composition(_messages, counter, _config, tokens=_tokens)
+
+
+def _composition_view(contexts: list[tuple[str, Composition]], key: str) -> None:
+    """The stacked bar(s) and their numbers, which add up to each context's tokens."""
+    st.altair_chart(composition_chart(contexts), key=key, width="stretch")
+    for name, comp in contexts:
+        over = f" — {comp.over_window:,} tokens over the window" if comp.over_window else ""
+        st.caption(
+            f"{name}: {comp.used:,} tokens used of the {comp.window:,} window "
+            f"({comp.used / comp.window:.0%}); {comp.free:,} free before the threshold "
+            f"({comp.threshold:,}), {comp.reserve:,} reserved past it{over}."
+        )
+    st.dataframe(composition_table(contexts), hide_index=True, key=f"{key}_table")
+
+
+def _fates_on_view(loaded: Loaded, settings: Settings) -> list[str] | None:
+    """Each input message's fate when a run is on view (so the table can show and filter by it);
+    the run is the one the page shows next, already cached."""
+    if settings.summarizer == "llm":
+        result = compute.llm_result(loaded, settings)
+    else:
+        step = current_step()
+        result = compute.shown_result(loaded, settings, step) if step else None
+    if result is None or result.skipped:
+        return None
+    return [result.fates.get(i, "kept") for i in range(len(loaded.messages))]
+
+
 def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
     """Budget bar, region counts, the per-message chart, the list and the open message."""
     assert settings.config is not None
@@ -126,17 +204,55 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
     chart_key = f"{loaded.content_hash}|{config.counter}|{config.model}"
     chart_key += f"|{regions.head_end}|{regions.tail_start}"  # the labels follow from the cut
     _message_chart(chart_key, loaded, settings, regions, regions.labels, "region", "message_chart")
-    left, right = st.columns([3, 2])
-    with left:
-        message_table(_table(loaded, settings, regions), key="message_table")
-    with right:
-        index = open_message_input(len(loaded.messages))
-        render_message(
-            loaded.messages[index],
-            index,
-            regions.labels[index],
-            _calls(loaded.content_hash, loaded.messages),
+    fates = _fates_on_view(loaded, settings)
+    table = _table(loaded, settings, regions)
+    if fates is not None:
+        table["fate"] = [FATE_LABELS.get(fate, fate) for fate in fates]
+    messages_tab, tools_tab, composition_tab = st.tabs(
+        ["Messages", "Tool calls", "Context composition"], key="overview_tabs"
+    )
+    with messages_tab:
+        left, right = st.columns([3, 2])
+        with left:
+            flt = filter_controls(
+                _roles(loaded.content_hash, loaded.messages),
+                _tools(loaded.content_hash, loaded.messages),
+                regions.labels,
+                fates,
+            )
+            if flt.active:
+                shown = filter_messages(
+                    flt,
+                    _roles(loaded.content_hash, loaded.messages),
+                    _search(loaded.content_hash, loaded.messages),
+                    _tools(loaded.content_hash, loaded.messages),
+                    regions.labels,
+                    fates,
+                )
+                st.caption(f"{len(shown):,} of {len(loaded.messages):,} messages match.")
+                table = subset(table, shown)
+            message_table(table, key="message_table")
+        with right:
+            tool_output_toggle()
+            index = open_message_input(len(loaded.messages))
+            render_message(
+                loaded.messages[index],
+                index,
+                regions.labels[index],
+                _calls(loaded.content_hash, loaded.messages),
+                fates[index] if fates is not None else None,
+                loaded.messages,
+                _results(loaded.content_hash, loaded.messages),
+            )
+    with tools_tab:
+        render_tool_pairs(
+            _pairs(loaded.content_hash, loaded.messages, regions.tokens),
+            loaded.messages,
+            "tool_pairs",
         )
+    with composition_tab:
+        before = _composition(f"in|{chart_key}", loaded.messages, regions.tokens, config)
+        _composition_view([("Before compaction", before)], "composition_before")
     return regions
 
 
@@ -204,6 +320,18 @@ def render_final(loaded: Loaded, result: CompactionResult, settings: Settings, k
         hide_index=True,
         key="fate_counts",
     )
+    assert settings.config is not None
+    st.markdown("**Context composition** — what fills the window, before and after")
+    before = _composition(
+        f"in|{loaded.content_hash}|{settings.config.counter}|{settings.config.model}",
+        loaded.messages,
+        regions.tokens,
+        settings.config,
+    )
+    after = _composition(f"out|{key}|{id(result)}", result.messages, None, settings.config)
+    _composition_view([("Before compaction", before), ("After compaction", after)], "composition")
+    st.markdown("**Side by side** — the original and the compacted conversation, row by row")
+    render_side_by_side(loaded.messages, result, "side_by_side")
     _validity(loaded, result, key)
     _downloads(loaded, result)
     if settings.save_history:

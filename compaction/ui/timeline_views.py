@@ -33,7 +33,7 @@ from compaction.lab.timeline import (
 from compaction.message_input import validate_messages
 from compaction.messages import Message
 from compaction.summarizers.factory import make_summarizer
-from compaction.ui.palette import REGION_COLORS
+from compaction.ui.palette import INK, RECORDED_INK, REGION_COLORS
 from compaction.ui.params import Settings
 from compaction.ui.phase_views import PHASE_TITLES, render_phase
 from compaction.ui.state import Loaded
@@ -106,7 +106,7 @@ def event_inputs(messages: Sequence[Message], timeline: Timeline) -> dict[int, l
     return inputs
 
 
-RECORDED_COLOR = "#2A2A2A"
+RECORDED_COLOR = RECORDED_INK
 
 
 def recorded_hover(record: dict[str, Any]) -> str:
@@ -179,7 +179,7 @@ def sawtooth_chart(timeline: Timeline, recorded: Sequence[dict[str, Any]] = ()) 
         (timeline.threshold, f"threshold {timeline.threshold:,}", "dash"),
         (timeline.window, f"window {timeline.window:,}", "solid"),
     ):
-        figure.add_hline(y=y, line_dash=dash, line_color="#333", annotation_text=label)
+        figure.add_hline(y=y, line_dash=dash, line_color=INK, annotation_text=label)
     figure.update_layout(
         height=360,
         margin={"l": 10, "r": 10, "t": 20, "b": 10},
