@@ -51,11 +51,11 @@ class ToolOutput:
 
     @property
     def formatted(self) -> str:
-        """The output for reading: the decoded text, else pretty JSON, else as stored."""
+        """The output for reading: the decoded text, else readable JSON, else as stored."""
         if self.wrapped:
             return self.text
         if self.is_json:
-            return pretty_json(self.json_value)
+            return readable_json(self.json_value)
         return self.raw
 
 
@@ -159,6 +159,26 @@ def decode_tool_output(text: str) -> str:
 def format_tool_output(text: str) -> str:
     """A tool output for reading: decoded when wrapped, pretty-printed when other JSON."""
     return parse_tool_output(text).formatted
+
+
+def readable_json(value: Any) -> str:
+    """A JSON document for reading. An object whose string fields hold several lines (a patch
+    tool's `{"success": true, "diff": "--- a/x\\n+++ b/x…"}`) is shown field by field, each
+    multi-line string as its lines; anything else as indented JSON."""
+    if not isinstance(value, dict) or not any(
+        isinstance(item, str) and "\n" in item for item in value.values()
+    ):
+        return pretty_json(value)
+    lines: list[str] = []
+    for key, item in value.items():
+        if isinstance(item, str) and "\n" in item:
+            lines.append(f"{key}:")
+            lines.append(item.rstrip("\n"))
+        elif isinstance(item, str):
+            lines.append(f"{key}: {item}")
+        else:
+            lines.append(f"{key}: {pretty_json(item)}")
+    return "\n".join(lines)
 
 
 def pretty_json(value: Any) -> str:

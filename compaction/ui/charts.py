@@ -21,7 +21,7 @@ import altair as alt
 
 from compaction.config import CompactionConfig
 from compaction.messages import Message, content_text, tool_calls
-from compaction.tool_output import decode_tool_output
+from compaction.tool_output import format_tool_output
 from compaction.ui.binning import BAR_LIMIT, Bin, bin_size, make_bins
 from compaction.ui.palette import (
     FATE_LABELS,
@@ -43,7 +43,7 @@ def preview(message: Message, limit: int = PREVIEW_CHARS) -> str:
     """One line of a message: its text (a tool's output decoded), else its tool calls."""
     text = content_text(message)
     if message.get("role") == "tool":
-        text = decode_tool_output(text)
+        text = format_tool_output(text)
     text = text.strip()
     if not text:
         calls = tool_calls(message)

@@ -15,10 +15,10 @@ import streamlit as st
 from compaction.history import Comparison, RunRow
 from compaction.history.compare import run_settings
 from compaction.result import KEPT
-from compaction.ui.palette import CELL_TEXT, FATE_COLORS, FATE_LABELS
+from compaction.ui.palette import CELL_TEXT, CHANGED_HIGHLIGHT, FATE_COLORS, FATE_LABELS
 from compaction.ui.untrusted import md_escape
 
-CHANGED_BACKGROUND = "background-color: #FFF3B0"  # a light yellow that reads on both themes
+CHANGED_BACKGROUND = f"background-color: {CHANGED_HIGHLIGHT}"
 
 
 def pick_runs(runs: list[RunRow]) -> tuple[int, int] | None:

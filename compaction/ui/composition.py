@@ -161,7 +161,9 @@ def composition_chart(contexts: Sequence[tuple[str, Composition]]) -> alt.LayerC
             tooltip=[alt.Tooltip("label:N", title="line")],
         )
     )
-    return alt.LayerChart(layer=[bars, rules]).properties(height=60 + 45 * len(contexts))
+    # Streamlit fits the whole chart, legend and axis included, into the height: the legend's three
+    # rows and the axis take ~140 px before any bar is drawn.
+    return alt.LayerChart(layer=[bars, rules]).properties(height=150 + 50 * len(contexts))
 
 
 def composition_table(contexts: Sequence[tuple[str, Composition]]) -> dict[str, list[Any]]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from compaction.messages import Message, call_arguments, call_name, content_text, tool_calls
-from compaction.tool_output import decode_tool_output
+from compaction.tool_output import format_tool_output
 from compaction.ui.palette import FATE_LABELS, REGION_LABELS
 
 QUERY_KEY = "find_query"
@@ -67,7 +67,7 @@ def search_texts(messages: Sequence[Message]) -> list[str]:
     for message in messages:
         text = content_text(message)
         if message.get("role") == "tool":
-            text = decode_tool_output(text)
+            text = format_tool_output(text)
         parts = [text]
         for call in tool_calls(message):
             parts.append(call_name(call))

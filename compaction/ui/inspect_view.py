@@ -321,17 +321,20 @@ def render_final(loaded: Loaded, result: CompactionResult, settings: Settings, k
         key="fate_counts",
     )
     assert settings.config is not None
-    st.markdown("**Context composition** — what fills the window, before and after")
-    before = _composition(
-        f"in|{loaded.content_hash}|{settings.config.counter}|{settings.config.model}",
-        loaded.messages,
-        regions.tokens,
-        settings.config,
-    )
-    after = _composition(f"out|{key}|{id(result)}", result.messages, None, settings.config)
-    _composition_view([("Before compaction", before), ("After compaction", after)], "composition")
-    st.markdown("**Side by side** — the original and the compacted conversation, row by row")
-    render_side_by_side(loaded.messages, result, "side_by_side")
+    with st.container(key="composition_view"):
+        st.markdown("**Context composition** — what fills the window, before and after")
+        before = _composition(
+            f"in|{loaded.content_hash}|{settings.config.counter}|{settings.config.model}",
+            loaded.messages,
+            regions.tokens,
+            settings.config,
+        )
+        after = _composition(f"out|{key}|{id(result)}", result.messages, None, settings.config)
+        contexts = [("Before compaction", before), ("After compaction", after)]
+        _composition_view(contexts, "composition")
+    with st.container(key="side_by_side_view"):
+        st.markdown("**Side by side** — the original and the compacted conversation, row by row")
+        render_side_by_side(loaded.messages, result, "side_by_side")
     _validity(loaded, result, key)
     _downloads(loaded, result)
     if settings.save_history:

@@ -141,3 +141,5 @@ CELL_TEXT = "#111"
 HEAT_LOW = "#F7F7F7"
 #: A series with no colour of its own.
 NEUTRAL = "#999"
+#: A changed cell in a comparison: a light yellow that reads on both themes.
+CHANGED_HIGHLIGHT = "#FFF3B0"

@@ -222,4 +222,6 @@ def render_side_by_side(original: Sequence[Message], result: CompactionResult, k
         row = rows[chosen]
         left, right = _side_label(row, "left"), _side_label(row, "right")
         st.markdown(f"**Text diff** — {md_escape(left)} → {md_escape(right)}")
-        st.code(row_diff(row, original, result.messages), language="diff")
+        diff = row_diff(row, original, result.messages)
+        # A summarised span's diff runs to hundreds of lines: scroll it rather than the page.
+        st.code(diff, language="diff", height=420 if diff.count("\n") > 24 else "content")

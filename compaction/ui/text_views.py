@@ -24,7 +24,7 @@ def render_tool_output(text: str, key: str) -> None:
     parsed = parse_tool_output(text)
     formatted = bool(st.session_state.get(FORMATTED_KEY, True))
     if parsed.wrapped or parsed.is_json:
-        facts = ["decoded from JSON" if parsed.wrapped else "JSON, pretty-printed"]
+        facts = ["decoded from JSON" if parsed.wrapped else "JSON, formatted"]
         if parsed.exit_code is not None:
             facts.append(f"exit {parsed.exit_code}")
         facts += [
@@ -33,8 +33,9 @@ def render_tool_output(text: str, key: str) -> None:
         if not formatted:
             facts = ["shown as stored (raw)"]
         st.caption(" · ".join(facts))
-    if formatted and parsed.is_json and not parsed.wrapped:
-        folded_text(parsed.formatted, key, monospace=True, language="json")
+    shown = parsed.formatted
+    if formatted and parsed.is_json and shown.startswith(("{", "[")):
+        folded_text(shown, key, monospace=True, language="json")
     else:
         folded_text(parsed.formatted if formatted else parsed.raw, key, monospace=True)
 

@@ -66,6 +66,12 @@ def test_other_json_is_kept_for_summaries_and_pretty_printed_for_reading() -> No
     assert "Zoë" in format_tool_output(raw)
 
 
+def test_json_with_multi_line_fields_reads_field_by_field() -> None:
+    raw = json.dumps({"success": True, "diff": "--- a/x.py\n+++ b/x.py\n-old\n+new\n"})
+    assert format_tool_output(raw) == "success: true\ndiff:\n--- a/x.py\n+++ b/x.py\n-old\n+new"
+    assert decode_tool_output(raw) == raw  # summaries still read the document itself
+
+
 @pytest.mark.parametrize(
     "text",
     [
