@@ -203,7 +203,7 @@ def test_viewer_views_show_the_hostile_conversation_as_text() -> None:
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     holding = assert_no_markdown_payload(at)
-    assert any(md_code(TOOL) in source for source in holding)  # the pair's heading
+    assert any(md_code(TOOL) in source for source in markdown_sources(at))  # the pair's heading
     assert any(md_code(CALL_ID) in source for source in holding)  # the pair's call id caption
     click(at, "step_all")
     holding = assert_no_markdown_payload(at)
