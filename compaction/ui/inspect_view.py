@@ -8,6 +8,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import altair as alt
 import streamlit as st
@@ -143,10 +144,14 @@ def _search(content_hash: str, _messages: list[Message]) -> list[str]:
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _composition(
-    key: str, _messages: list[Message], _tokens: list[int] | None, _config: CompactionConfig
+    key: str,
+    _messages: list[Message],
+    _tokens: list[int] | None,
+    _config: CompactionConfig,
+    _tools: list[dict[str, Any]],
 ) -> Composition:
     counter = make_counter(_config.counter, _config.model)
-    return composition(_messages, counter, _config, tokens=_tokens)
+    return composition(_messages, counter, _config, _tools, tokens=_tokens)
 
 
 def _composition_view(contexts: list[tuple[str, Composition]], key: str) -> None:
@@ -251,7 +256,9 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
             "tool_pairs",
         )
     with composition_tab:
-        before = _composition(f"in|{chart_key}", loaded.messages, regions.tokens, config)
+        before = _composition(
+            f"in|{chart_key}", loaded.messages, regions.tokens, config, loaded.tools
+        )
         _composition_view([("Before compaction", before)], "composition_before")
     return regions
 
@@ -328,8 +335,11 @@ def render_final(loaded: Loaded, result: CompactionResult, settings: Settings, k
             loaded.messages,
             regions.tokens,
             settings.config,
+            loaded.tools,
         )
-        after = _composition(f"out|{key}|{id(result)}", result.messages, None, settings.config)
+        after = _composition(
+            f"out|{key}|{id(result)}", result.messages, None, settings.config, loaded.tools
+        )
         contexts = [("Before compaction", before), ("After compaction", after)]
         _composition_view(contexts, "composition")
     with st.container(key="side_by_side_view"):

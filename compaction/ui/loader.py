@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,7 @@ def _samples() -> list[Sample]:
 
 def _from_conversation(conversation: Conversation, source: str, title: str | None) -> Loaded:
     report = conversation.report
-    return make_loaded(
+    loaded = make_loaded(
         conversation.messages,
         title=title or conversation.title or source,
         format=conversation.format,
@@ -54,6 +55,7 @@ def _from_conversation(conversation: Conversation, source: str, title: str | Non
         recorded=[compaction.to_dict() for compaction in conversation.compactions],
         metadata=conversation.metadata,
     )
+    return replace(loaded, tools=list(conversation.tools)) if conversation.tools else loaded
 
 
 def _load_sample_clicked() -> None:

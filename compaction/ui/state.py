@@ -37,6 +37,9 @@ class Loaded:
     # RecordedCompaction.to_dict()) and the importer's metadata (model, cwd).
     recorded: list[dict[str, Any]] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
+    # The tool definitions the session records (sent with every request; the composition counts
+    # them).
+    tools: list[dict[str, Any]] = field(default_factory=list)
 
 
 def content_hash(messages: list[Message]) -> str:

@@ -207,3 +207,32 @@ def test_side_by_side_pairs_the_summarised_span_with_the_summary() -> None:
     assert "+++ compacted" in diff
     line = content_text(expected.messages[one_liners[0].right or 0])
     assert f"+{line}" in diff
+
+
+def test_composition_counts_the_tool_definitions_a_session_records() -> None:
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "run_tests",
+                "description": "Run the project's test suite and report failures. " * 5,
+                "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+            },
+        }
+    ]
+    messages = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Run the tests."},
+        {"role": "assistant", "content": "Running them."},
+    ]
+    at = open_app()
+    payload = json.dumps({"messages": messages, "tools": tools}).encode()
+    at.file_uploader(key="load_upload").set_value(("tools.json", payload, "application/json"))
+    _run(at)
+    table = dataframe_with(at, "Before compaction tokens")
+    parts = dict(zip(table["part"], table["Before compaction tokens"], strict=True))
+    definitions = int(parts[COMPOSITION_LABELS["tool_definitions"]])
+    assert definitions > 50
+    counter = make_counter(CompactionConfig().counter, CompactionConfig().model)
+    content = sum(int(parts[COMPOSITION_LABELS[p]]) for p in CONTENT_PARTS)
+    assert content == definitions + sum(counter.count_message(m) for m in messages)
