@@ -180,6 +180,42 @@ def _fates_on_view(loaded: Loaded, settings: Settings) -> list[str] | None:
     return [result.fates.get(i, "kept") for i in range(len(loaded.messages))]
 
 
+def _messages_view(
+    loaded: Loaded,
+    regions: compute.Regions,
+    table: dict[str, list[object]],
+    fates: list[str] | None,
+) -> None:
+    """The find box and filters, the (filtered) message table, and the open message."""
+    left, right = st.columns([3, 2])
+    roles = _roles(loaded.content_hash, loaded.messages)
+    tools = _tools(loaded.content_hash, loaded.messages)
+    with left:
+        flt = filter_controls(roles, tools, regions.labels, fates)
+        if flt.active:
+            search = _search(loaded.content_hash, loaded.messages)
+            shown = filter_messages(flt, roles, search, tools, regions.labels, fates)
+            st.caption(f"{len(shown):,} of {len(loaded.messages):,} messages match.")
+            table = subset(table, shown)
+        message_table(table, key="message_table")
+    with right:
+        tool_output_toggle()
+        index = open_message_input(len(loaded.messages))
+        render_message(
+            loaded.messages[index],
+            index,
+            regions.labels[index],
+            _calls(loaded.content_hash, loaded.messages),
+            fates[index] if fates is not None else None,
+            loaded.messages,
+            _results(loaded.content_hash, loaded.messages),
+        )
+
+
+OVERVIEW_TABS = ("Messages", "Tool calls", "Context composition")
+OVERVIEW_TABS_KEY = "overview_tabs"
+
+
 def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
     """Budget bar, region counts, the per-message chart, the list and the open message."""
     assert settings.config is not None
@@ -213,53 +249,23 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
     table = _table(loaded, settings, regions)
     if fates is not None:
         table["fate"] = [FATE_LABELS.get(fate, fate) for fate in fates]
+    # Only the open tab runs (on_change="rerun"): the first render draws the message list alone,
+    # not a 2,500-row table of tool calls and a chart nobody has asked for yet.
     messages_tab, tools_tab, composition_tab = st.tabs(
-        ["Messages", "Tool calls", "Context composition"], key="overview_tabs"
+        list(OVERVIEW_TABS), key=OVERVIEW_TABS_KEY, on_change="rerun"
     )
-    with messages_tab:
-        left, right = st.columns([3, 2])
-        with left:
-            flt = filter_controls(
-                _roles(loaded.content_hash, loaded.messages),
-                _tools(loaded.content_hash, loaded.messages),
-                regions.labels,
-                fates,
-            )
-            if flt.active:
-                shown = filter_messages(
-                    flt,
-                    _roles(loaded.content_hash, loaded.messages),
-                    _search(loaded.content_hash, loaded.messages),
-                    _tools(loaded.content_hash, loaded.messages),
-                    regions.labels,
-                    fates,
-                )
-                st.caption(f"{len(shown):,} of {len(loaded.messages):,} messages match.")
-                table = subset(table, shown)
-            message_table(table, key="message_table")
-        with right:
-            tool_output_toggle()
-            index = open_message_input(len(loaded.messages))
-            render_message(
-                loaded.messages[index],
-                index,
-                regions.labels[index],
-                _calls(loaded.content_hash, loaded.messages),
-                fates[index] if fates is not None else None,
-                loaded.messages,
-                _results(loaded.content_hash, loaded.messages),
-            )
-    with tools_tab:
-        render_tool_pairs(
-            _pairs(loaded.content_hash, loaded.messages, regions.tokens),
-            loaded.messages,
-            "tool_pairs",
-        )
-    with composition_tab:
-        before = _composition(
-            f"in|{chart_key}", loaded.messages, regions.tokens, config, loaded.tools
-        )
-        _composition_view([("Before compaction", before)], "composition_before")
+    if messages_tab.open:
+        with messages_tab:
+            _messages_view(loaded, regions, table, fates)
+    if tools_tab.open:
+        with tools_tab:
+            pairs = _pairs(loaded.content_hash, loaded.messages, regions.tokens)
+            render_tool_pairs(pairs, loaded.messages, "tool_pairs")
+    if composition_tab.open:
+        with composition_tab:
+            key = f"in|{chart_key}|{len(loaded.tools)}"
+            before = _composition(key, loaded.messages, regions.tokens, config, loaded.tools)
+            _composition_view([("Before compaction", before)], "composition_before")
     return regions
 
 

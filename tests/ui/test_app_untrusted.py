@@ -198,8 +198,12 @@ def test_viewer_views_show_the_hostile_conversation_as_text() -> None:
     """The tool-call pairs, the find box, the composition and the side-by-side transcript (issue
     17): the tool name, call id, outputs and messages appear escaped or in plain-text elements."""
     at = load_hostile(open_app(p_context_length=WINDOW))
-    at.session_state["tool_pair_open"] = 0  # the call whose id and output carry the payloads
     at.text_input(key="find_query").input("Fix")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert_no_markdown_payload(at)
+    at.session_state["overview_tabs"] = "Tool calls"
+    at.session_state["tool_pair_open"] = 0  # the call whose id and output carry the payloads
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     holding = assert_no_markdown_payload(at)

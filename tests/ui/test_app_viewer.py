@@ -18,6 +18,7 @@ from compaction.tokens import make_counter
 from compaction.tool_output import decode_tool_output, parse_tool_output
 from compaction.ui.composition import CONTENT_PARTS
 from compaction.ui.find_filter import search_texts
+from compaction.ui.inspect_view import OVERVIEW_TABS_KEY
 from compaction.ui.palette import COMPOSITION_LABELS
 from compaction.ui.side_by_side import align
 from compaction.ui.tool_pairs import PAIR_KEY
@@ -142,6 +143,9 @@ def test_tool_calls_are_paired_with_their_results() -> None:
     messages = load_sample(SAMPLE).messages
     calls = [(i, c) for i, m in enumerate(messages) for c in m.get("tool_calls") or []]
     at = open_app(sample=SAMPLE)
+    assert not any("result #" in frame.value.columns for frame in at.dataframe)  # tab closed
+    at.session_state[OVERVIEW_TABS_KEY] = "Tool calls"
+    _run(at)
     table = dataframe_with(at, "result #")
     assert len(table) == len(calls)
     results = {m["tool_call_id"]: i for i, m in enumerate(messages) if m["role"] == "tool"}
@@ -228,6 +232,7 @@ def test_composition_counts_the_tool_definitions_a_session_records() -> None:
     at = open_app()
     payload = json.dumps({"messages": messages, "tools": tools}).encode()
     at.file_uploader(key="load_upload").set_value(("tools.json", payload, "application/json"))
+    at.session_state[OVERVIEW_TABS_KEY] = "Context composition"
     _run(at)
     table = dataframe_with(at, "Before compaction tokens")
     parts = dict(zip(table["part"], table["Before compaction tokens"], strict=True))
