@@ -318,8 +318,42 @@ def render_final(loaded: Loaded, result: CompactionResult, settings: Settings, k
             f"Fallback used: **{md_escape(result.fallback_used)}** — the summariser failed "
             f"({md_escape(result.fallback_reason)}); see Phase 3."
         )
-    fates = [result.fates.get(i, "kept") for i in range(len(loaded.messages))]
     regions = compute.regions(loaded, settings)
+    # As in the overview, only the open tab runs: the side-by-side rows are many elements.
+    fates_tab, composition_tab, side_tab = st.tabs(
+        list(FINAL_TABS), key=FINAL_TABS_KEY, on_change="rerun"
+    )
+    if fates_tab.open:
+        with fates_tab:
+            _fates_view(loaded, result, settings, regions, key)
+    if composition_tab.open:
+        with composition_tab, st.container(key="composition_view"):
+            _final_composition(loaded, result, settings, regions, key)
+    if side_tab.open:
+        with side_tab, st.container(key="side_by_side_view"):
+            st.markdown(
+                "**Side by side** — the original and the compacted conversation, row by row"
+            )
+            render_side_by_side(loaded.messages, result, "side_by_side")
+    _validity(loaded, result, key)
+    _downloads(loaded, result)
+    if settings.save_history:
+        _history(loaded, result, settings, key)
+
+
+FINAL_TABS = ("Fates", "Context composition", "Side by side")
+FINAL_TABS_KEY = "final_tabs"
+
+
+def _fates_view(
+    loaded: Loaded,
+    result: CompactionResult,
+    settings: Settings,
+    regions: compute.Regions,
+    key: str,
+) -> None:
+    """The fate of every original message, as a chart and as counts."""
+    fates = [result.fates.get(i, "kept") for i in range(len(loaded.messages))]
     chart_key = f"fates|{key}|{id(result)}"
     _message_chart(chart_key, loaded, settings, regions, fates, "fate", "fate_chart")
     counts: dict[str, int] = {}
@@ -333,28 +367,23 @@ def render_final(loaded: Loaded, result: CompactionResult, settings: Settings, k
         hide_index=True,
         key="fate_counts",
     )
+
+
+def _final_composition(
+    loaded: Loaded,
+    result: CompactionResult,
+    settings: Settings,
+    regions: compute.Regions,
+    key: str,
+) -> None:
     assert settings.config is not None
-    with st.container(key="composition_view"):
-        st.markdown("**Context composition** — what fills the window, before and after")
-        before = _composition(
-            f"in|{loaded.content_hash}|{settings.config.counter}|{settings.config.model}",
-            loaded.messages,
-            regions.tokens,
-            settings.config,
-            loaded.tools,
-        )
-        after = _composition(
-            f"out|{key}|{id(result)}", result.messages, None, settings.config, loaded.tools
-        )
-        contexts = [("Before compaction", before), ("After compaction", after)]
-        _composition_view(contexts, "composition")
-    with st.container(key="side_by_side_view"):
-        st.markdown("**Side by side** — the original and the compacted conversation, row by row")
-        render_side_by_side(loaded.messages, result, "side_by_side")
-    _validity(loaded, result, key)
-    _downloads(loaded, result)
-    if settings.save_history:
-        _history(loaded, result, settings, key)
+    config = settings.config
+    st.markdown("**Context composition** — what fills the window, before and after")
+    before_key = f"in|{loaded.content_hash}|{config.counter}|{config.model}|{len(loaded.tools)}"
+    before = _composition(before_key, loaded.messages, regions.tokens, config, loaded.tools)
+    after_key = f"out|{key}|{id(result)}"
+    after = _composition(after_key, result.messages, None, config, loaded.tools)
+    _composition_view([("Before compaction", before), ("After compaction", after)], "composition")
 
 
 def _validity(loaded: Loaded, result: CompactionResult, key: str) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from e2e_helpers import ROOT, SCREENSHOTS, AppServer, open_app, wait_idle
+from PIL import Image, ImageChops
 from playwright.sync_api import Locator, Page, expect
 
 pytestmark = pytest.mark.e2e
@@ -18,6 +19,7 @@ SAMPLE = "fix-failing-tests"
 RENDER_TIMEOUT_MS = 90_000
 DOCS = ROOT / "docs" / "screenshots"
 WRAPPED = 6  # the sample's message holding a JSON-wrapped GitHub Actions log
+MAX_SHOT_HEIGHT = 1_400
 
 
 def _no_exception(page: Page) -> None:
@@ -33,12 +35,27 @@ def _shoot(page: Page, element: Locator, name: str) -> Path:
     page.wait_for_timeout(600)  # charts lay out after they scroll into view
     path = SCREENSHOTS / f"{name}.png"
     element.screenshot(path=str(path))
+    _trim(path)
     shutil.copyfile(path, DOCS / f"{name}.png")
     return path
 
 
-def _tab(page: Page, label: str) -> None:
-    page.get_by_role("tab", name=label).click()
+def _trim(path: Path, max_height: int = MAX_SHOT_HEIGHT) -> None:
+    """Cut the blank margin a stretched column leaves below its content, and cap the height, so
+    the README's images show the view, not a screen of white."""
+    image = Image.open(path).convert("RGB")
+    blank = Image.new("RGB", image.size, (255, 255, 255))
+    box = ImageChops.difference(image, blank).getbbox()
+    if box is None:
+        return
+    bottom = min(box[3] + 16, image.height, max_height)
+    image.crop((0, 0, image.width, bottom)).save(path, optimize=True)
+
+
+def _tab(page: Page, label: str, last: bool = False) -> None:
+    """Open a tab (the overview's; `last`: the before → after view's, when both have one)."""
+    tabs = page.get_by_role("tab", name=label)
+    (tabs.last if last else tabs.first).click()
     wait_idle(page)
 
 
@@ -90,7 +107,8 @@ def test_overview_views_decoded_output_filter_tool_pairs_and_composition(
     wait_idle(page)
     expect(page.get_by_text("messages match").first).to_be_visible()
     _no_exception(page)
-    _shoot(page, _tab_panel(page), "find-filter")
+    find_column = page.locator("[data-testid='stColumn']").filter(has=find).last
+    _shoot(page, find_column, "find-filter")
 
     # Item 15: every call with its result.
     _tab(page, "Tool calls")
@@ -108,9 +126,11 @@ def test_side_by_side_scrolls_together_and_opens_a_diff(page: Page, app_server: 
     open_app(page, f"{app_server.url}/?sample={SAMPLE}")
     _run_all(page)
     _no_exception(page)
+    _tab(page, "Context composition", last=True)
     composition = page.locator(".st-key-composition_view")
     expect(composition.locator("[data-testid='stVegaLiteChart']")).to_be_visible()
     _shoot(page, composition, "composition")
+    _tab(page, "Side by side")
     scroller = _scroller(page)
     scroller.scroll_into_view_if_needed()
     expect(scroller).to_be_visible()

@@ -210,6 +210,8 @@ def test_viewer_views_show_the_hostile_conversation_as_text() -> None:
     assert any(md_code(TOOL) in source for source in markdown_sources(at))  # the pair's heading
     assert any(md_code(CALL_ID) in source for source in holding)  # the pair's call id caption
     click(at, "step_all")
+    at.session_state["final_tabs"] = "Side by side"
+    at.run()
     holding = assert_no_markdown_payload(at)
     # The side-by-side rows: conversation text in st.text, labels escaped.
     texts = [str(element.value) for element in at.text]

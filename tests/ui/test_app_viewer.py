@@ -18,7 +18,7 @@ from compaction.tokens import make_counter
 from compaction.tool_output import decode_tool_output, parse_tool_output
 from compaction.ui.composition import CONTENT_PARTS
 from compaction.ui.find_filter import search_texts
-from compaction.ui.inspect_view import OVERVIEW_TABS_KEY
+from compaction.ui.inspect_view import FINAL_TABS_KEY, OVERVIEW_TABS_KEY
 from compaction.ui.palette import COMPOSITION_LABELS
 from compaction.ui.side_by_side import align
 from compaction.ui.tool_pairs import PAIR_KEY
@@ -66,6 +66,8 @@ def test_table_previews_and_phase_1_columns_are_decoded() -> None:
 
 def test_composition_adds_up_to_the_context_before_and_after() -> None:
     at = click(open_app(sample=SAMPLE), "step_all")
+    at.session_state[FINAL_TABS_KEY] = "Context composition"
+    _run(at)
     table = dataframe_with(at, "After compaction tokens")
     labels = list(table["part"])
     content = [labels.index(COMPOSITION_LABELS[p]) for p in CONTENT_PARTS]
@@ -196,6 +198,8 @@ def test_side_by_side_pairs_the_summarised_span_with_the_summary() -> None:
     assert one_liners and all(row.kind == "changed" and len(row.left) == 1 for row in one_liners)
 
     at = click(open_app(sample=SAMPLE), "step_all")
+    at.session_state[FINAL_TABS_KEY] = "Side by side"
+    _run(at)
     number = rows.index(summary_rows[0])
     label = str(at.button(key=f"side_by_side_left_{number}").label)
     assert "summarised span → summary" in label
