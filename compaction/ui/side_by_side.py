@@ -76,19 +76,24 @@ def align(original: Sequence[Message], result: CompactionResult) -> list[Aligned
         for i in range(len(original))
         if i not in placed and fates.get(i) in (FOLDED, PREVIOUS_SUMMARY)
     )
+    in_summary = set(folded)
     # Input messages with no output and not in the summary (orphans removed) sit after the row
-    # of the input message just before them.
+    # of the nearest earlier input message that has one (-1: before the first row).
     after: dict[int, list[int]] = {}
+    anchor = -1
     for i in range(len(original)):
-        if i not in placed and i not in folded:
-            after.setdefault(i - 1, []).append(i)
+        if i in placed:
+            anchor = i
+        elif i not in in_summary:
+            after.setdefault(anchor, []).append(i)
     rows: list[AlignedRow] = []
     for removed in after.pop(-1, []):
         rows.append(AlignedRow((removed,), None, "removed", fates.get(removed)))
     for position, origin in enumerate(origins):
         if position == summary_at:
             left = folded if origin is None else (*folded, origin)
-            rows.append(AlignedRow(tuple(left), position, "summary", fates.get(origin or -1)))
+            fate = fates.get(origin) if origin is not None else None
+            rows.append(AlignedRow(tuple(left), position, "summary", fate))
         elif origin is None:
             rows.append(AlignedRow((), position, "inserted"))
         else:
@@ -224,4 +229,9 @@ def render_side_by_side(original: Sequence[Message], result: CompactionResult, k
         st.markdown(f"**Text diff** — {md_escape(left)} → {md_escape(right)}")
         diff = row_diff(row, original, result.messages)
         # A summarised span's diff runs to hundreds of lines: scroll it rather than the page.
-        st.code(diff, language="diff", height=420 if diff.count("\n") > 24 else "content")
+        st.code(
+            diff,
+            language="diff",
+            wrap_lines=True,
+            height=420 if diff.count("\n") > 24 else "content",
+        )

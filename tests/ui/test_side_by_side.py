@@ -46,3 +46,20 @@ def test_orphans_sample_shows_the_removed_result_and_the_inserted_stub() -> None
     assert inserted and all(not row.left for row in inserted)
     left, right = row_texts(inserted[0], messages, result.messages)
     assert left == "(new: not in the original)" and right.startswith("[tool]")
+
+
+def test_consecutive_removed_messages_stay_where_they_were() -> None:
+    from compaction.result import CompactionResult, PhaseResult
+
+    original = [{"role": "user", "content": f"m{i}"} for i in range(5)]
+    kept = [original[0], original[3], original[4]]
+    final = PhaseResult("cleanup", kept, [0, 3, 4], 10, 6, {1: REMOVED, 2: REMOVED})
+    result = CompactionResult(kept, [final], 10, 6, fates={1: REMOVED, 2: REMOVED})
+    rows = align(original, result)
+    assert [(row.left, row.right, row.kind) for row in rows] == [
+        ((0,), 0, "kept"),
+        ((1,), None, "removed"),
+        ((2,), None, "removed"),
+        ((3,), 1, "kept"),
+        ((4,), 2, "kept"),
+    ]
