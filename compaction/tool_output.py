@@ -150,10 +150,22 @@ def parse_tool_output(raw: str) -> ToolOutput:
     )
 
 
+def may_be_wrapped(text: str) -> bool:
+    """False when `text` cannot be a wrapper (no text field named in it, not a JSON string or
+    array): a substring scan, so callers that only want the wrapped text (Phase 1, on every
+    output) skip parsing JSON documents that are not wrappers."""
+    stripped = text.lstrip()
+    if stripped.startswith(('"', "[")):
+        return True
+    return stripped.startswith("{") and any(f'"{name}"' in text for name in TEXT_FIELDS)
+
+
 def decode_tool_output(text: str) -> str:
     """The text a tool printed: a JSON wrapper's output (with its stderr or error), a JSON string
     literal decoded; anything else exactly as given."""
-    return parse_tool_output(text).text
+    if not isinstance(text, str):
+        return str(text)
+    return parse_tool_output(text).text if may_be_wrapped(text) else text
 
 
 def format_tool_output(text: str) -> str:

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from compaction.summary import STATIC_MARKER_START
-from compaction.tool_output import parse_tool_output
+from compaction.tool_output import may_be_wrapped, parse_tool_output
 
 DUPLICATE_MARKER = "[Duplicate tool output — same content as a more recent call]"
 STUB_RESULT = "[Result from earlier conversation — see context summary above]"
@@ -179,6 +179,8 @@ def unwrap_output(output: str) -> tuple[str, int | None, str | None]:
     """(text, exit code, error) of an output; agents such as hermes and Codex wrap terminal
     results in JSON (`{"output": ..., "exit_code": N, "error": null}`), whose lines and errors
     are inside. The text is `output` itself (the same object) when it is not wrapped."""
+    if not may_be_wrapped(output):
+        return output, None, None
     parsed = parse_tool_output(output)
     if not parsed.wrapped:
         return output, None, None

@@ -9,6 +9,7 @@ import pytest
 from compaction.tool_output import (
     decode_tool_output,
     format_tool_output,
+    may_be_wrapped,
     parse_tool_output,
 )
 from compaction.tool_summaries import summarize_tool_output
@@ -90,6 +91,13 @@ def test_anything_else_comes_back_unchanged(text: str) -> None:
     parsed = parse_tool_output(text)
     assert parsed.text == text if not parsed.is_json else parsed.raw == text
     assert decode_tool_output(text) == text
+
+
+def test_may_be_wrapped_rules_out_other_documents_without_parsing() -> None:
+    assert may_be_wrapped(HERMES) and may_be_wrapped(CODEX)
+    assert may_be_wrapped(json.dumps("a\nb")) and may_be_wrapped("[1]")
+    assert not may_be_wrapped('{"users": [1, 2], "total_count": 2}')
+    assert not may_be_wrapped('plain text with "output" in it')
 
 
 def test_deep_nesting_does_not_raise() -> None:
