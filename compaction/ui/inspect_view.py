@@ -164,7 +164,17 @@ def _composition_view(contexts: list[tuple[str, Composition]], key: str) -> None
             f"({comp.used / comp.window:.0%}); {comp.free:,} free before the threshold "
             f"({comp.threshold:,}), {comp.reserve:,} reserved past it{over}."
         )
-    st.dataframe(composition_table(contexts), hide_index=True, key=f"{key}_table")
+    table = composition_table(contexts)
+    st.dataframe(
+        table,
+        hide_index=True,
+        key=f"{key}_table",
+        column_config={
+            name: st.column_config.NumberColumn(format="localized")
+            for name in table
+            if name.endswith(" tokens")
+        },
+    )
 
 
 def _fates_on_view(loaded: Loaded, settings: Settings) -> list[str] | None:
