@@ -31,10 +31,17 @@ def _shoot(page: Page, element: Locator, name: str) -> Path:
     """A PNG of one element (scrolled into view), kept in artifacts and copied for the README."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     DOCS.mkdir(parents=True, exist_ok=True)
+    # An element taller than the viewport, inside Streamlit's own scroll container, is captured
+    # shifted: grow the viewport to hold it whole first.
+    box = element.bounding_box()
+    viewport = page.viewport_size or {"width": 1400, "height": 1000}
+    if box is not None and box["height"] + 100 > viewport["height"]:
+        page.set_viewport_size({"width": viewport["width"], "height": int(box["height"]) + 200})
     element.scroll_into_view_if_needed()
     page.wait_for_timeout(600)  # charts lay out after they scroll into view
     path = SCREENSHOTS / f"{name}.png"
     element.screenshot(path=str(path))
+    page.set_viewport_size(viewport)
     _trim(path)
     shutil.copyfile(path, DOCS / f"{name}.png")
     return path
@@ -165,10 +172,13 @@ def test_side_by_side_scrolls_together_and_opens_a_diff(page: Page, app_server: 
     summary = page.locator("[class*='st-key-side_by_side_right_'] button").filter(
         has_text="summarised span"
     )
+    summary.first.scroll_into_view_if_needed()
     summary.first.click()
     wait_idle(page)
-    expect(page.get_by_text("Text diff", exact=False).first).to_be_visible()
+    expect(page.get_by_text("Text diff —", exact=False).first).to_be_visible(
+        timeout=RENDER_TIMEOUT_MS
+    )
     diff = page.locator("[data-testid='stCode']").filter(has_text="+++ compacted").first
-    expect(diff).to_be_visible()
+    expect(diff).to_be_visible(timeout=RENDER_TIMEOUT_MS)
     _no_exception(page)
     _shoot(page, page.locator(".st-key-side_by_side_view"), "side-by-side")
