@@ -223,6 +223,16 @@ def _messages_view(
 
 
 OVERVIEW_TABS = ("Messages", "Tool calls", "Context composition")
+
+
+def _view_picker(views: Sequence[str], key: str) -> str:
+    """Which of `views` to draw (the first until another is picked; never none)."""
+    if st.session_state.get(key) not in views:
+        st.session_state[key] = views[0]
+    chosen = st.segmented_control("View", list(views), key=key, label_visibility="collapsed")
+    return str(chosen or views[0])
+
+
 OVERVIEW_TABS_KEY = "overview_tabs"
 
 
@@ -259,23 +269,20 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
     table = _table(loaded, settings, regions)
     if fates is not None:
         table["fate"] = [FATE_LABELS.get(fate, fate) for fate in fates]
-    # Only the open tab runs (on_change="rerun"): the first render draws the message list alone,
-    # not a 2,500-row table of tool calls and a chart nobody has asked for yet.
-    messages_tab, tools_tab, composition_tab = st.tabs(
-        list(OVERVIEW_TABS), key=OVERVIEW_TABS_KEY, on_change="rerun"
-    )
-    if messages_tab.open:
-        with messages_tab:
-            _messages_view(loaded, regions, table, fates)
-    if tools_tab.open:
-        with tools_tab:
-            pairs = _pairs(loaded.content_hash, loaded.messages, regions.tokens)
+    # Only the chosen view is drawn: the first render shows the message list alone, not a
+    # 2,500-row table of tool calls and a chart nobody has asked for yet. (A segmented control,
+    # not st.tabs(on_change="rerun"), whose state tracking cost the first render an extra run.)
+    view = _view_picker(OVERVIEW_TABS, OVERVIEW_TABS_KEY)
+    if view == "Messages":
+        _messages_view(loaded, regions, table, fates)
+    elif view == "Tool calls":
+        pairs = _pairs(loaded.content_hash, loaded.messages, regions.tokens)
+        with st.container(key="tool_pairs_view"):
             render_tool_pairs(pairs, loaded.messages, "tool_pairs")
-    if composition_tab.open:
-        with composition_tab:
-            key = f"in|{chart_key}|{len(loaded.tools)}"
-            before = _composition(key, loaded.messages, regions.tokens, config, loaded.tools)
-            _composition_view([("Before compaction", before)], "composition_before")
+    else:
+        key = f"in|{chart_key}|{len(loaded.tools)}"
+        before = _composition(key, loaded.messages, regions.tokens, config, loaded.tools)
+        _composition_view([("Before compaction", before)], "composition_before")
     return regions
 
 
@@ -329,18 +336,15 @@ def render_final(loaded: Loaded, result: CompactionResult, settings: Settings, k
             f"({md_escape(result.fallback_reason)}); see Phase 3."
         )
     regions = compute.regions(loaded, settings)
-    # As in the overview, only the open tab runs: the side-by-side rows are many elements.
-    fates_tab, composition_tab, side_tab = st.tabs(
-        list(FINAL_TABS), key=FINAL_TABS_KEY, on_change="rerun"
-    )
-    if fates_tab.open:
-        with fates_tab:
-            _fates_view(loaded, result, settings, regions, key)
-    if composition_tab.open:
-        with composition_tab, st.container(key="composition_view"):
+    # As in the overview, only the chosen view is drawn: the side-by-side rows are many elements.
+    view = _view_picker(FINAL_TABS, FINAL_TABS_KEY)
+    if view == "Fates":
+        _fates_view(loaded, result, settings, regions, key)
+    elif view == "Context composition":
+        with st.container(key="composition_view"):
             _final_composition(loaded, result, settings, regions, key)
-    if side_tab.open:
-        with side_tab, st.container(key="side_by_side_view"):
+    else:
+        with st.container(key="side_by_side_view"):
             st.markdown(
                 "**Side by side** — the original and the compacted conversation, row by row"
             )

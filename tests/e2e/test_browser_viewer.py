@@ -60,14 +60,10 @@ def _trim(path: Path, max_height: int = MAX_SHOT_HEIGHT) -> None:
 
 
 def _tab(page: Page, label: str, last: bool = False) -> None:
-    """Open a tab (the overview's; `last`: the before → after view's, when both have one)."""
-    tabs = page.get_by_role("tab", name=label)
-    (tabs.last if last else tabs.first).click()
+    """Pick a view (the overview's; `last`: the before → after view's, when both have it)."""
+    buttons = page.locator("[data-testid='stButtonGroup'] button").filter(has_text=label)
+    (buttons.last if last else buttons.first).click()
     wait_idle(page)
-
-
-def _tab_panel(page: Page) -> Locator:
-    return page.locator("[data-testid='stTabs'] [role='tabpanel']:visible").first
 
 
 def _run_all(page: Page) -> None:
@@ -121,7 +117,7 @@ def test_overview_views_decoded_output_filter_tool_pairs_and_composition(
     _tab(page, "Tool calls")
     expect(page.get_by_text("tool calls ·").first).to_be_visible()
     _no_exception(page)
-    _shoot(page, _tab_panel(page), "tool-pairs")
+    _shoot(page, page.locator(".st-key-tool_pairs_view"), "tool-pairs")
 
     # Item 12: the composition bar (before; after is in the before → after view).
     _tab(page, "Context composition")
