@@ -8,11 +8,11 @@ summary line that could crash would take the whole compaction down with it.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from compaction.summary import STATIC_MARKER_START
+from compaction.tool_output import may_be_wrapped, parse_tool_output
 
 DUPLICATE_MARKER = "[Duplicate tool output — same content as a more recent call]"
 STUB_RESULT = "[Result from earlier conversation — see context summary above]"
@@ -192,33 +192,25 @@ def summarize_tool_output(tool_name: str, arguments: dict[str, Any], output: str
 
 
 def unwrap_output(output: str) -> tuple[str, int | None, str | None]:
-    """(text, exit code, error) of an output; agents such as hermes wrap terminal results in JSON
-    (`{"output": ..., "exit_code": N, "error": null}`), whose lines and errors are inside."""
-    stripped = output.strip()
-    if not (stripped.startswith("{") and stripped.endswith("}") and '"output"' in stripped):
+    """(text, exit code, error) of an output; agents such as hermes and Codex wrap terminal
+    results in JSON (`{"output": ..., "exit_code": N, "error": null}`), whose lines and errors
+    are inside. The text is `output` itself (the same object) when it is not wrapped."""
+    if not may_be_wrapped(output):
         return output, None, None
-    try:
-        value = json.loads(stripped)
-    except ValueError:
+    parsed = parse_tool_output(output)
+    if not parsed.wrapped:
         return output, None, None
-    if not isinstance(value, dict) or not isinstance(value.get("output"), str):
-        return output, None, None
-    code = value.get("exit_code")
-    error = value.get("error")
-    return (
-        value["output"],
-        code if isinstance(code, int) and not isinstance(code, bool) else None,
-        error if isinstance(error, str) and error.strip() else None,
-    )
+    return parsed.text, parsed.exit_code, parsed.error
 
 
 def _summarize(tool_name: str, arguments: dict[str, Any], output: str) -> str:
     kind = tool_kind(tool_name)
     size = len(output)
-    text, wrapped_code, wrapped_error = unwrap_output(output)
+    text, wrapped_code, _ = unwrap_output(output)
     if text is not output:
-        # Judge the wrapped text; a reported error message is evidence in its own right.
-        output = f"{text}\n{wrapped_error}" if wrapped_error else text
+        # Judge the wrapped text (the decoder appends a reported error or stderr to it: that is
+        # evidence in its own right).
+        output = text
     if kind == "editor":
         command = str(arguments.get("command", ""))
         if command == "view":

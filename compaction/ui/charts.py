@@ -21,8 +21,18 @@ import altair as alt
 
 from compaction.config import CompactionConfig
 from compaction.messages import Message, content_text, tool_calls
+from compaction.tool_output import format_tool_output
 from compaction.ui.binning import BAR_LIMIT, Bin, bin_size, make_bins
-from compaction.ui.palette import FATE_LABELS, REGION_COLORS, REGION_LABELS, fate_color
+from compaction.ui.palette import (
+    FATE_LABELS,
+    FATE_TITLE,
+    INK,
+    NEUTRAL,
+    REGION_COLORS,
+    REGION_LABELS,
+    REGION_TITLE,
+    fate_color,
+)
 
 PREVIEW_CHARS = 80
 #: The name of the per-message chart's click selection (its state names the clicked bar).
@@ -30,8 +40,11 @@ PICK = "pick"
 
 
 def preview(message: Message, limit: int = PREVIEW_CHARS) -> str:
-    """One line of a message: its text, else its tool calls."""
-    text = content_text(message).strip()
+    """One line of a message: its text (a tool's output decoded), else its tool calls."""
+    text = content_text(message)
+    if message.get("role") == "tool":
+        text = format_tool_output(text)
+    text = text.strip()
     if not text:
         calls = tool_calls(message)
         if calls:
@@ -80,7 +93,7 @@ def budget_bar(
             color=alt.Color(
                 "part:N",
                 scale=alt.Scale(domain=names, range=[REGION_COLORS[r] for r in regions]),
-                legend=alt.Legend(orient="bottom", title=None, labelLimit=600, columns=1),
+                legend=alt.Legend(orient="bottom", title=REGION_TITLE, labelLimit=600, columns=1),
             ),
             order=alt.Order("order:Q"),
             tooltip=[
@@ -108,13 +121,13 @@ def budget_bar(
     lines = alt.InlineData(values=line_rows)
     rules = (
         alt.Chart(lines)
-        .mark_rule(color="#333", strokeDash=[4, 3], strokeWidth=1.5)
+        .mark_rule(color=INK, strokeDash=[4, 3], strokeWidth=1.5)
         .encode(x=alt.X("x:Q", scale=x_scale))
     )
     labels = (
         alt.Chart(lines)
         .mark_text(
-            color="#333",
+            color=INK,
             align=alt.ExprRef(expr="datum.align"),
             dx=alt.ExprRef(expr="datum.align == 'left' ? 4 : -4"),
         )
@@ -142,7 +155,7 @@ def label_names(colors_by: str) -> dict[str, str]:
 
 
 def _label_color(label: str, colors_by: str) -> str:
-    return REGION_COLORS.get(label, "#999") if colors_by == "region" else fate_color(label)
+    return REGION_COLORS.get(label, NEUTRAL) if colors_by == "region" else fate_color(label)
 
 
 def message_chart(
@@ -178,7 +191,9 @@ def message_chart(
                 domain=[names.get(label, label) for label in seen],
                 range=[_label_color(label, colors_by) for label in seen],
             ),
-            legend=alt.Legend(orient="bottom", title=None),
+            legend=alt.Legend(
+                orient="bottom", title=REGION_TITLE if colors_by == "region" else FATE_TITLE
+            ),
         ),
         opacity=alt.condition(pick, alt.value(1.0), alt.value(0.45)),
     )

@@ -15,11 +15,11 @@ import streamlit as st
 from compaction.history import Comparison, RunRow
 from compaction.history.compare import run_settings
 from compaction.result import KEPT
-from compaction.ui.palette import FATE_COLORS, FATE_LABELS
+from compaction.ui.palette import CELL_TEXT, CHANGED_HIGHLIGHT, FATE_COLORS, FATE_LABELS
 from compaction.ui.untrusted import md_escape
 from compaction.ui.words import when
 
-CHANGED_BACKGROUND = "background-color: #FFF3B0"  # a light yellow that reads on both themes
+CHANGED_BACKGROUND = f"background-color: {CHANGED_HIGHLIGHT}"
 
 
 def pick_runs(runs: list[RunRow]) -> tuple[int, int] | None:
@@ -139,7 +139,7 @@ def fate_table(comparison: Comparison, a: RunRow, b: RunRow) -> None:
 
     def paint(value: Any) -> str:
         color = colors.get(str(value))
-        return f"background-color: {color}; color: #111" if color else ""
+        return f"background-color: {color}; color: {CELL_TEXT}" if color else ""
 
     differing = int(frame["differs"].sum())
     st.markdown(f"**Fate of each original message** — {differing} differ")

@@ -23,7 +23,7 @@ from compaction.lab.peers import PEER_NAMES
 from compaction.lab.probes import CATEGORIES
 from compaction.messages import Message
 from compaction.summarizers.factory import make_summarizer
-from compaction.ui.palette import REGION_COLORS
+from compaction.ui.palette import NEUTRAL, REGION_COLORS
 from compaction.ui.untrusted import md_escape
 from compaction.validate import PROVIDERS
 
@@ -214,7 +214,7 @@ def recall_scatter(
                 text=[name],
                 # The two head-tail rows often land close together: one label below its dot.
                 textposition="bottom center" if name == MATCHED else "top center",
-                marker={"size": 14, "color": STRATEGY_COLORS.get(name, "#999")},
+                marker={"size": 14, "color": STRATEGY_COLORS.get(name, NEUTRAL)},
             )
         )
     figure.update_layout(

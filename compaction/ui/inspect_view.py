@@ -8,16 +8,32 @@ import json
 import re
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import altair as alt
 import streamlit as st
 
+from compaction.config import CompactionConfig
 from compaction.formats import dump_conversation
 from compaction.messages import Message
 from compaction.result import CompactionResult
+from compaction.tokens import make_counter
 from compaction.ui import compute, nav
 from compaction.ui.binning import bin_size
 from compaction.ui.charts import PICK, budget_bar, grouping_caption, hover_texts, message_chart
+from compaction.ui.composition import (
+    Composition,
+    composition,
+    composition_chart,
+    composition_table,
+)
+from compaction.ui.find_filter import (
+    filter_controls,
+    filter_messages,
+    message_tools,
+    search_texts,
+    subset,
+)
 from compaction.ui.message_views import (
     call_index,
     message_frame,
@@ -29,7 +45,11 @@ from compaction.ui.message_views import (
 )
 from compaction.ui.palette import FATE_LABELS
 from compaction.ui.params import Settings, show_summary_budget
+from compaction.ui.side_by_side import render_side_by_side
 from compaction.ui.state import Loaded
+from compaction.ui.stepper import current_step
+from compaction.ui.text_views import tool_output_toggle
+from compaction.ui.tool_pairs import ToolPair, pair_tool_calls, render_tool_pairs, result_index
 from compaction.ui.untrusted import md_escape
 from compaction.validate import Problem, errors, validate
 
@@ -99,6 +119,127 @@ def _calls(content_hash: str, _messages: list[Message]) -> dict[str, tuple[int, 
     return call_index(_messages)
 
 
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _results(content_hash: str, _messages: list[Message]) -> dict[str, int]:
+    return result_index(_messages)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _pairs(content_hash: str, _messages: list[Message], _tokens: list[int]) -> list[ToolPair]:
+    return pair_tool_calls(_messages, _tokens)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _roles(content_hash: str, _messages: list[Message]) -> list[str]:
+    return [str(message.get("role", "?")) for message in _messages]
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _tools(content_hash: str, _messages: list[Message]) -> list[frozenset[str]]:
+    return message_tools(_messages)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _search(content_hash: str, _messages: list[Message]) -> list[str]:
+    return search_texts(_messages)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _composition(
+    key: str,
+    _messages: list[Message],
+    _tokens: list[int] | None,
+    _config: CompactionConfig,
+    _tools: list[dict[str, Any]],
+) -> Composition:
+    counter = make_counter(_config.counter, _config.model)
+    return composition(_messages, counter, _config, _tools, tokens=_tokens)
+
+
+def _composition_view(contexts: list[tuple[str, Composition]], key: str) -> None:
+    """The stacked bar(s) and their numbers, which add up to each context's tokens."""
+    st.altair_chart(composition_chart(contexts), key=key, width="stretch")
+    for name, comp in contexts:
+        over = f" — {comp.over_window:,} tokens over the window" if comp.over_window else ""
+        st.caption(
+            f"{name}: {comp.used:,} tokens used of the {comp.window:,} window "
+            f"({comp.used / comp.window:.0%}); {comp.free:,} free before the threshold "
+            f"({comp.threshold:,}), {comp.reserve:,} reserved past it{over}."
+        )
+    table = composition_table(contexts)
+    st.dataframe(
+        table,
+        hide_index=True,
+        key=f"{key}_table",
+        column_config={
+            name: st.column_config.NumberColumn(format="localized")
+            for name in table
+            if name.endswith(" tokens")
+        },
+    )
+
+
+def _fates_on_view(loaded: Loaded, settings: Settings) -> list[str] | None:
+    """Each input message's fate when a run is on view (so the table can show and filter by it);
+    the run is the one the page shows next, already cached."""
+    if settings.summarizer == "llm":
+        result = compute.llm_result(loaded, settings)
+    else:
+        step = current_step()
+        result = compute.shown_result(loaded, settings, step) if step else None
+    if result is None or result.skipped:
+        return None
+    return [result.fates.get(i, "kept") for i in range(len(loaded.messages))]
+
+
+def _messages_view(
+    loaded: Loaded,
+    regions: compute.Regions,
+    table: dict[str, list[object]],
+    fates: list[str] | None,
+) -> None:
+    """The find box and filters, the (filtered) message table, and the open message."""
+    left, right = st.columns([3, 2])
+    roles = _roles(loaded.content_hash, loaded.messages)
+    tools = _tools(loaded.content_hash, loaded.messages)
+    with left:
+        flt = filter_controls(roles, tools, regions.labels, fates)
+        if flt.active:
+            search = _search(loaded.content_hash, loaded.messages)
+            shown = filter_messages(flt, roles, search, tools, regions.labels, fates)
+            st.caption(f"{len(shown):,} of {len(loaded.messages):,} messages match.")
+            table = subset(table, shown)
+        message_table(table, key="message_table", height=PANE_PX)
+    # The open message scrolls in a pane as tall as the table: a long tool output would
+    # otherwise stretch the page thousands of pixels beside a table of a few rows.
+    with right.container(height=PANE_PX, border=False, key="message_detail"):
+        tool_output_toggle()
+        index = open_message_input(len(loaded.messages))
+        render_message(
+            loaded.messages[index],
+            index,
+            regions.labels[index],
+            _calls(loaded.content_hash, loaded.messages),
+            fates[index] if fates is not None else None,
+            loaded.messages,
+            _results(loaded.content_hash, loaded.messages),
+        )
+
+
+OVERVIEW_TABS = ("Messages", "Tool calls", "Context composition")
+
+
+def _view_picker(views: Sequence[str], key: str) -> str:
+    """Which of `views` to draw (the first until another is picked; never none)."""
+    if st.session_state.get(key) not in views:
+        st.session_state[key] = views[0]
+    chosen = st.segmented_control("View", list(views), key=key, label_visibility="collapsed")
+    return str(chosen or views[0])
+
+
+OVERVIEW_TABS_KEY = "overview_tabs"
+
+
 def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
     """Budget bar, region counts, the per-message chart, the list and the open message."""
     assert settings.config is not None
@@ -128,19 +269,24 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
     chart_key = f"{loaded.content_hash}|{config.counter}|{config.model}"
     chart_key += f"|{regions.head_end}|{regions.tail_start}"  # the labels follow from the cut
     _message_chart(chart_key, loaded, settings, regions, regions.labels, "region", "message_chart")
-    left, right = st.columns([3, 2])
-    with left:
-        message_table(_table(loaded, settings, regions), key="message_table", height=PANE_PX)
-    # The open message scrolls in a pane as tall as the table: a long tool output would
-    # otherwise stretch the page thousands of pixels beside a table of a few rows.
-    with right.container(height=PANE_PX, border=False, key="message_detail"):
-        index = open_message_input(len(loaded.messages))
-        render_message(
-            loaded.messages[index],
-            index,
-            regions.labels[index],
-            _calls(loaded.content_hash, loaded.messages),
-        )
+    fates = _fates_on_view(loaded, settings)
+    table = _table(loaded, settings, regions)
+    if fates is not None:
+        table["fate"] = [FATE_LABELS.get(fate, fate) for fate in fates]
+    # Only the chosen view is drawn: the first render shows the message list alone, not a
+    # 2,500-row table of tool calls and a chart nobody has asked for yet. (A segmented control,
+    # not st.tabs(on_change="rerun"), whose state tracking cost the first render an extra run.)
+    view = _view_picker(OVERVIEW_TABS, OVERVIEW_TABS_KEY)
+    if view == "Messages":
+        _messages_view(loaded, regions, table, fates)
+    elif view == "Tool calls":
+        pairs = _pairs(loaded.content_hash, loaded.messages, regions.tokens)
+        with st.container(key="tool_pairs_view"):
+            render_tool_pairs(pairs, loaded.messages, "tool_pairs")
+    else:
+        key = f"in|{chart_key}|{len(loaded.tools)}"
+        before = _composition(key, loaded.messages, regions.tokens, config, loaded.tools)
+        _composition_view([("Before compaction", before)], "composition_before")
     return regions
 
 
@@ -193,8 +339,39 @@ def render_final(loaded: Loaded, result: CompactionResult, settings: Settings, k
             f"Fallback used: **{md_escape(result.fallback_used)}** — the summariser failed "
             f"({md_escape(result.fallback_reason)}); see Phase 3."
         )
-    fates = [result.fates.get(i, "kept") for i in range(len(loaded.messages))]
     regions = compute.regions(loaded, settings)
+    # As in the overview, only the chosen view is drawn: the side-by-side rows are many elements.
+    view = _view_picker(FINAL_TABS, FINAL_TABS_KEY)
+    if view == "Fates":
+        _fates_view(loaded, result, settings, regions, key)
+    elif view == "Context composition":
+        with st.container(key="composition_view"):
+            _final_composition(loaded, result, settings, regions, key)
+    else:
+        with st.container(key="side_by_side_view"):
+            st.markdown(
+                "**Side by side** — the original and the compacted conversation, row by row"
+            )
+            render_side_by_side(loaded.messages, result, "side_by_side")
+    _validity(loaded, result, key)
+    _downloads(loaded, result)
+    if settings.save_history:
+        _history(loaded, result, settings, key)
+
+
+FINAL_TABS = ("Fates", "Context composition", "Side by side")
+FINAL_TABS_KEY = "final_tabs"
+
+
+def _fates_view(
+    loaded: Loaded,
+    result: CompactionResult,
+    settings: Settings,
+    regions: compute.Regions,
+    key: str,
+) -> None:
+    """The fate of every original message, as a chart and as counts."""
+    fates = [result.fates.get(i, "kept") for i in range(len(loaded.messages))]
     chart_key = f"fates|{key}|{id(result)}"
     _message_chart(chart_key, loaded, settings, regions, fates, "fate", "fate_chart")
     counts: dict[str, int] = {}
@@ -208,10 +385,23 @@ def render_final(loaded: Loaded, result: CompactionResult, settings: Settings, k
         hide_index=True,
         key="fate_counts",
     )
-    _validity(loaded, result, key)
-    _downloads(loaded, result)
-    if settings.save_history:
-        _history(loaded, result, settings, key)
+
+
+def _final_composition(
+    loaded: Loaded,
+    result: CompactionResult,
+    settings: Settings,
+    regions: compute.Regions,
+    key: str,
+) -> None:
+    assert settings.config is not None
+    config = settings.config
+    st.markdown("**Context composition** — what fills the window, before and after")
+    before_key = f"in|{loaded.content_hash}|{config.counter}|{config.model}|{len(loaded.tools)}"
+    before = _composition(before_key, loaded.messages, regions.tokens, config, loaded.tools)
+    after_key = f"out|{key}|{id(result)}"
+    after = _composition(after_key, result.messages, None, config, loaded.tools)
+    _composition_view([("Before compaction", before), ("After compaction", after)], "composition")
 
 
 def _validity(loaded: Loaded, result: CompactionResult, key: str) -> None:

@@ -8,7 +8,6 @@ message is drawn in full. Message text is untrusted: it is shown with `st.code` 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -17,9 +16,10 @@ import streamlit as st
 from compaction.messages import Message, call_arguments, call_name, content_text, tool_calls
 from compaction.ui.charts import PICK, preview
 from compaction.ui.palette import FATE_LABELS, REGION_EMOJI
+from compaction.ui.text_views import folded_text, render_tool_output
+from compaction.ui.tool_pairs import pretty_arguments
 from compaction.ui.untrusted import md_code, md_escape
 
-FOLD_CHARS = 3_000  # content longer than this is folded behind an expander
 SELECTED_KEY = "inspect_open"
 
 
@@ -61,11 +61,13 @@ def region_column(labels: Sequence[str]) -> list[str]:
     return [f"{REGION_EMOJI.get(label, '')} {label}" for label in labels]
 
 
-def _select_from_table(key: str) -> None:
+def _select_from_table(key: str, shown: Sequence[int] | None) -> None:
     state = st.session_state.get(key)
     rows = getattr(getattr(state, "selection", None), "rows", None) or []
     if rows:
-        st.session_state[SELECTED_KEY] = int(rows[0])
+        row = int(rows[0])
+        # A filtered table's row N is message shown[N], not message N.
+        st.session_state[SELECTED_KEY] = int(shown[row]) if shown is not None else row
 
 
 def select_from_chart(key: str) -> Callable[[], None]:
@@ -83,12 +85,15 @@ def select_from_chart(key: str) -> Callable[[], None]:
 
 
 def message_table(frame: dict[str, list[Any]], key: str, height: int = 320) -> None:
+    """The table; selecting a row opens the message its "#" column names (the table may hold a
+    filtered subset of the conversation)."""
+    shown = [int(index) for index in frame["#"]] if "#" in frame else None
     st.dataframe(
         frame,
         key=key,
         hide_index=True,
         height=height,
-        on_select=lambda: _select_from_table(key),
+        on_select=lambda: _select_from_table(key, shown),
         selection_mode="single-row",
         column_config={
             "tokens": st.column_config.NumberColumn(format="%d"),
@@ -103,8 +108,11 @@ def render_message(
     label: str,
     calls: dict[str, tuple[int, str]],
     fate: str | None = None,
+    messages: Sequence[Message] | None = None,
+    results: dict[str, int] | None = None,
 ) -> None:
-    """One message in full: role, region, tool calls with arguments, its result's call."""
+    """One message in full: role, region, its text; a tool call with its result beside it (and a
+    result with the call it answers) as one unit, when `messages` and `results` are given."""
     role = str(message.get("role", "?"))
     parts = [f"**#{index} · {md_escape(role)}**", f"{REGION_EMOJI.get(label, '')} {label}"]
     if fate:
@@ -119,37 +127,31 @@ def render_message(
             else "a call that is not in the conversation"
         )
         st.caption(f"Tool result for {md_code(call_id)} — answers {where}")
+        if made and messages is not None and made[0] < len(messages):
+            for call in tool_calls(messages[made[0]]):
+                if call.get("id") == call_id:
+                    st.code(
+                        pretty_arguments(call_arguments(call)), language="json", wrap_lines=True
+                    )
     text = content_text(message)
-    if text:
-        # Tool output in monospace; people's and the model's prose as plain text. (st.text also
-        # spares the first view the 1.5 MB syntax highlighter that st.code loads: the message
-        # shown first is the system prompt.)
-        _folded_text(text, f"fold_{index}", monospace=role == "tool")
+    if text and role == "tool":
+        render_tool_output(text, f"detail_{index}")
+    elif text:
+        # People's and the model's prose as plain text. (st.text also spares the first view the
+        # 1.5 MB syntax highlighter that st.code loads: the message shown first is the system
+        # prompt.)
+        folded_text(text, f"fold_{index}", monospace=False)
     for call in tool_calls(message):
-        st.caption(f"🔧 tool call {md_code(call_name(call))} · id {md_code(call.get('id', '?'))}")
-        st.code(_pretty_arguments(call_arguments(call)), language="json", wrap_lines=True)
-
-
-def _pretty_arguments(arguments: str) -> str:
-    try:
-        return json.dumps(json.loads(arguments), indent=2, ensure_ascii=False)
-    except ValueError:
-        return arguments
-
-
-def _folded_text(text: str, key: str, monospace: bool) -> None:
-    def show(body: str) -> None:
-        if monospace:
-            st.code(body, language=None, wrap_lines=True)
-        else:
-            st.text(body)
-
-    if len(text) <= FOLD_CHARS:
-        show(text)
-        return
-    show(text[:FOLD_CHARS] + "\n…")
-    with st.expander(f"Show all {len(text):,} characters"):
-        show(text)
+        call_id = str(call.get("id", "?"))
+        answer = (results or {}).get(call_id)
+        with st.container(border=True):
+            heading = f"🔧 tool call {md_code(call_name(call))} · id {md_code(call_id)}"
+            if results is not None:
+                heading += " · " + (f"result #{answer}" if answer is not None else "no result")
+            st.caption(heading)
+            st.code(pretty_arguments(call_arguments(call)), language="json", wrap_lines=True)
+            if answer is not None and messages is not None:
+                render_tool_output(content_text(messages[answer]), f"detail_{index}_{call_id}")
 
 
 def open_message_input(count: int) -> int:

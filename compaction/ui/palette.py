@@ -1,4 +1,11 @@
-"""One palette for regions and fates, so a colour means the same thing on every page and chart.
+"""Every colour the app draws with: one palette for regions, one for fates, one for the parts of
+a context window, and the ink of lines and labels.
+
+A colour means one thing: no fate is drawn in a region's colour (the before → after chart used to
+draw "summarised to one line" in the orange that means "middle" one chart above), and the only
+colour two palettes share is the summary's, which means the summary in both. Every chart that
+colours by one of them carries a legend titled with what the colour encodes (REGION_TITLE,
+FATE_TITLE). tests/ui/test_palette.py holds these rules.
 
 Pure data (no Streamlit import) so charts, tables and tests share it. plotly needs CSS colours and
 does not pick up the Streamlit theme for every chart type, so the colours are explicit here.
@@ -51,39 +58,23 @@ REGION_EMOJI: dict[str, str] = {
     "stub": "🟥",
 }
 
-#: Fates of original messages, each drawn in the colour of the region it ends up resembling.
-FATE_REGION: dict[str, str] = {
-    KEPT: "tail",
-    NOTE_ADDED: "head",
-    ARGS_TRUNCATED: "head",
-    MOVED: "tail",
-    SUMMARISED: "middle",
-    DEDUPLICATED: "middle",
-    FOLDED: "summary",
-    PREVIOUS_SUMMARY: "summary",
-    MERGED: "summary",
-    REMOVED: "removed",
-    STUBBED: "stub",
-    STRIPPED: "stub",
-    PINNED: "tail",
-    CUT_TO_FIT: "stub",
-}
-
+#: Fates have their own colours, none of them a region's: in the fate chart the middle is the
+#: orchid of "folded into the summary", never the orange of "middle".
 FATE_COLORS: dict[str, str] = {
-    KEPT: "#54A24B",
-    NOTE_ADDED: "#4C78A8",
-    ARGS_TRUNCATED: "#72B7B2",
-    MOVED: "#88D27A",
-    SUMMARISED: "#F58518",
-    DEDUPLICATED: "#EECA3B",
-    FOLDED: "#B279A2",
-    PREVIOUS_SUMMARY: "#D6A5C9",
-    MERGED: "#9467BD",
-    REMOVED: "#9D9D9D",
-    STUBBED: "#E45756",
-    STRIPPED: "#FF9DA6",
-    PINNED: "#2E8B57",
-    CUT_TO_FIT: "#C44E52",
+    KEPT: "#6B7B8C",  # slate: unchanged
+    NOTE_ADDED: "#1F3A93",  # navy
+    ARGS_TRUNCATED: "#72B7B2",  # teal
+    MOVED: "#A0CBE8",  # light blue
+    SUMMARISED: "#8C6D31",  # ochre: a tool output cut to one line
+    DEDUPLICATED: "#E7BA52",  # gold
+    FOLDED: "#CE6DBD",  # orchid: now inside the summary
+    PREVIOUS_SUMMARY: "#DE9ED6",  # light orchid
+    MERGED: "#7B4173",  # plum
+    REMOVED: "#3B3B3B",  # near black: gone
+    STUBBED: "#AD494A",  # brick
+    STRIPPED: "#E7969C",  # pink
+    PINNED: "#0E7C86",  # dark cyan: the latest request, kept verbatim
+    CUT_TO_FIT: "#843C39",  # maroon
 }
 
 FATE_LABELS: dict[str, str] = {
@@ -110,3 +101,45 @@ def region_color(region: str) -> str:
 
 def fate_color(fate: str) -> str:
     return FATE_COLORS.get(fate, REGION_COLORS["removed"])
+
+
+REGION_TITLE = "Region"
+FATE_TITLE = "What happened to it"
+
+#: The parts of a context window (ui/composition.py), as Claude Code's /context lists them.
+COMPOSITION_COLORS: dict[str, str] = {
+    "system": "#393B79",  # indigo
+    "tool_definitions": "#9C9EDE",  # lavender
+    "user": "#637939",  # olive
+    "assistant_text": "#B5CF6B",  # lime
+    "tool_calls": "#E7CB94",  # pale mustard
+    "tool_results": "#BD9E39",  # mustard: calls and their results in one family
+    "summary": REGION_COLORS["summary"],  # the summary: the same colour as everywhere
+    "free": "#EDEDED",  # empty
+    "reserve": "#D0D0D0",  # empty, past the threshold
+}
+
+COMPOSITION_LABELS: dict[str, str] = {
+    "system": "System prompt",
+    "tool_definitions": "Tool definitions",
+    "user": "User messages",
+    "assistant_text": "Assistant text",
+    "tool_calls": "Tool calls",
+    "tool_results": "Tool results",
+    "summary": "Summary",
+    "free": "Free space",
+    "reserve": "Reserve past the threshold",
+}
+
+#: Lines, rules and their labels on every chart.
+INK = "#333"
+#: The recorded (agent's own) series on the Timeline.
+RECORDED_INK = "#2A2A2A"
+#: Text over a coloured table cell.
+CELL_TEXT = "#111"
+#: The low end of a heat map.
+HEAT_LOW = "#F7F7F7"
+#: A series with no colour of its own.
+NEUTRAL = "#999"
+#: A changed cell in a comparison: a light yellow that reads on both themes.
+CHANGED_HIGHLIGHT = "#FFF3B0"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from compaction.messages import Message, call_arguments, call_name, content_text, tool_calls
 from compaction.result import PhaseResult
+from compaction.tool_output import format_tool_output
 from compaction.ui.charts import preview
 from compaction.ui.palette import FATE_LABELS
 
@@ -43,7 +44,9 @@ def message_text(message: Message | None) -> str:
     lines = [f"[{message.get('role', '?')}]"]
     if message.get("role") == "tool":
         lines.append(f"(result of {message.get('tool_call_id', '?')})")
-    lines.extend(content_text(message).splitlines())
+    text = content_text(message)
+    # A JSON-wrapped tool output is diffed as the lines it holds, not as one escaped line.
+    lines.extend((format_tool_output(text) if message.get("role") == "tool" else text).splitlines())
     for call in tool_calls(message):
         lines.append(f"→ {call_name(call)}({call_arguments(call)})")
     return "\n".join(lines)

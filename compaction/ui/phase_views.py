@@ -18,6 +18,7 @@ from compaction.messages import Message
 from compaction.result import CompactionResult, PhaseResult
 from compaction.summary import SECTION_NAMES, Summary, parse_summary
 from compaction.ui.charts import preview
+from compaction.ui.palette import REGION_EMOJI
 from compaction.ui.phase_diff import change_rows, phase_changes, text_diff
 from compaction.ui.untrusted import md_escape
 from compaction.ui.words import plural
@@ -376,7 +377,10 @@ def _assemble_view(
     st.dataframe(
         {
             "#": list(range(len(phase.messages))),
-            "part": ["🟪 summary" if label == "summary" else "" for label in labels],
+            "part": [
+                f"{REGION_EMOJI['summary']} summary" if label == "summary" else ""
+                for label in labels
+            ],
             "role": [str(m.get("role")) for m in phase.messages],
             "from input #": phase.origins,
             "preview": [preview(m) for m in phase.messages],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import streamlit as st
@@ -38,6 +38,9 @@ class Loaded:
     # RecordedCompaction.to_dict()) and the importer's metadata (model, cwd).
     recorded: list[dict[str, Any]] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
+    # The tool definitions the session records (sent with every request; the composition counts
+    # them).
+    tools: list[dict[str, Any]] = field(default_factory=list)
 
 
 def content_hash(messages: list[Message]) -> str:
@@ -81,7 +84,7 @@ def from_conversation(
 ) -> Loaded:
     """A Loaded from an imported Conversation: its report, compactions and metadata kept."""
     report = conversation.report
-    return make_loaded(
+    loaded = make_loaded(
         conversation.messages,
         title=title or conversation.title or source,
         format=conversation.format,
@@ -93,6 +96,8 @@ def from_conversation(
         recorded=[compaction.to_dict() for compaction in conversation.compactions],
         metadata=conversation.metadata,
     )
+    # The tool definitions a session records, for the context composition bar.
+    return replace(loaded, tools=list(conversation.tools)) if conversation.tools else loaded
 
 
 def set_loaded(loaded: Loaded) -> None:

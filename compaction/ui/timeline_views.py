@@ -35,7 +35,7 @@ from compaction.lab.timeline import (
 from compaction.message_input import validate_messages
 from compaction.messages import Message
 from compaction.summarizers.factory import make_summarizer
-from compaction.ui.palette import REGION_COLORS
+from compaction.ui.palette import INK, RECORDED_INK, REGION_COLORS
 from compaction.ui.params import Settings
 from compaction.ui.phase_views import PHASE_TITLES, render_phase
 from compaction.ui.state import Loaded
@@ -138,7 +138,7 @@ def event_inputs(messages: Sequence[Message], timeline: Timeline) -> dict[int, l
     return inputs
 
 
-RECORDED_COLOR = "#2A2A2A"
+RECORDED_COLOR = RECORDED_INK
 
 
 def recorded_hover(record: dict[str, Any]) -> str:
@@ -211,7 +211,7 @@ def sawtooth_chart(timeline: Timeline, recorded: Sequence[dict[str, Any]] = ()) 
     if timeline.trigger == "tokens":  # an event-count trigger is no line on a token axis
         lines.insert(0, (timeline.threshold, f"threshold {timeline.threshold:,}", "dash"))
     for y, label, dash in lines:
-        figure.add_hline(y=y, line_dash=dash, line_color="#333", annotation_text=label)
+        figure.add_hline(y=y, line_dash=dash, line_color=INK, annotation_text=label)
     figure.update_layout(
         height=360,
         margin={"l": 10, "r": 10, "t": 20, "b": 10},

@@ -192,3 +192,40 @@ def test_compare_shows_stored_titles_and_labels_as_text() -> None:
 def test_loader_label_shows_the_title_as_text() -> None:
     at = load_hostile(open_app())
     assert_no_markdown_payload(at, loader=True)
+
+
+def test_viewer_views_show_the_hostile_conversation_as_text() -> None:
+    """The tool-call pairs, the find box, the composition and the side-by-side transcript (issue
+    17): the tool name, call id, outputs and messages appear escaped or in plain-text elements."""
+    at = load_hostile(open_app(p_context_length=WINDOW))
+    at.text_input(key="find_query").input("Fix")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert_no_markdown_payload(at)
+    at.session_state["overview_tabs"] = "Tool calls"
+    at.session_state["tool_pair_open"] = 0  # the call whose id and output carry the payloads
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    holding = assert_no_markdown_payload(at)
+    assert any(md_code(TOOL) in source for source in markdown_sources(at))  # the pair's heading
+    assert any(md_code(CALL_ID) in source for source in holding)  # the pair's call id caption
+    click(at, "step_all")
+    at.session_state["final_tabs"] = "Side by side"
+    at.run()
+    holding = assert_no_markdown_payload(at)
+    # The side-by-side rows: conversation text in st.text, labels escaped.
+    texts = [str(element.value) for element in at.text]
+    assert any(IMAGE in text for text in texts)
+    labels = [
+        str(b.label) for b in at.button if str(getattr(b, "key", "")).startswith("side_by_side")
+    ]
+    assert labels and all(HOST not in label for label in labels)
+    # A row's diff opens as a code block (plain text) with the payload inside.
+    summary = next(
+        str(b.key)
+        for b in at.button
+        if str(b.key).startswith("side_by_side_right_") and "summarised span" in str(b.label)
+    )
+    click(at, summary)
+    assert any(IMAGE in str(code.value) for code in at.code if "+++ compacted" in str(code.value))
+    assert_no_markdown_payload(at)

@@ -16,7 +16,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from compaction.ui.palette import REGION_COLORS
+from compaction.ui.palette import HEAT_LOW, REGION_COLORS
 
 SAVINGS_COLOR = REGION_COLORS["head"]
 RECALL_COLOR = REGION_COLORS["tail"]
@@ -112,7 +112,7 @@ def heatmap(rows: Sequence[Row], y_param: str, x_param: str, metric: str) -> go.
             z=z,
             hovertext=text,
             hoverinfo="text",
-            colorscale=[[0.0, "#F7F7F7"], [1.0, color]],
+            colorscale=[[0.0, HEAT_LOW], [1.0, color]],
             colorbar={"title": {"text": label}},
             texttemplate="%{z:.1f}",
         )
