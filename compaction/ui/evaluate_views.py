@@ -23,7 +23,7 @@ from compaction.lab.peers import PEER_NAMES
 from compaction.lab.probes import CATEGORIES
 from compaction.messages import Message
 from compaction.summarizers.factory import make_summarizer
-from compaction.ui.palette import NEUTRAL, REGION_COLORS
+from compaction.ui.palette import NEUTRAL, PEER_COLORS, REGION_COLORS
 from compaction.ui.untrusted import md_escape
 from compaction.validate import PROVIDERS
 
@@ -33,12 +33,7 @@ STRATEGY_COLORS: dict[str, str] = {
     "prune-only": REGION_COLORS["head"],
     "compaction": REGION_COLORS["tail"],
     "head-tail-matched": REGION_COLORS["stub"],
-    # The peers: colours no baseline uses, so a peer never reads as one of ours.
-    "hermes": "#17BECF",
-    "codex": "#8C564B",
-    "openhands": "#BCBD22",
-    "gemini-cli": "#1F77B4",
-    "observation-masking": "#7F7F7F",
+    **PEER_COLORS,
 }
 PEERS_NOTE = (
     "The peers run their published policy (lab/peers/: hermes v0.18.2, Codex CLI compact.rs, "

@@ -77,6 +77,23 @@ FATE_COLORS: dict[str, str] = {
     CUT_TO_FIT: "#843C39",  # maroon
 }
 
+#: The fates only a peer's policy gives (compaction/lab/peers: PLACEHOLDER, TRUNCATED), in
+#: colours no engine fate uses.
+PEER_FATE_COLORS: dict[str, str] = {
+    "placeholder": "#FFBF79",  # apricot: a tool output replaced by a placeholder line
+    "truncated": "#D37295",  # rose: kept, but cut shorter
+}
+
+#: The peers' rows in the Evaluate charts: colours no baseline of ours uses, so a peer never
+#: reads as one of ours.
+PEER_COLORS: dict[str, str] = {
+    "hermes": "#17BECF",
+    "codex": "#8C564B",
+    "openhands": "#BCBD22",
+    "gemini-cli": "#1F77B4",
+    "observation-masking": "#7F7F7F",
+}
+
 FATE_LABELS: dict[str, str] = {
     KEPT: "kept",
     NOTE_ADDED: "system note added",

@@ -16,14 +16,14 @@ from typing import Any
 import pandas as pd  # type: ignore[import-untyped]  # no stubs installed; used for Styler only
 import streamlit as st
 
-from compaction.lab.peers import PEER_FATE_LABELS, PEER_NAMES, PEERS, PLACEHOLDER, TRUNCATED
+from compaction.lab.peers import PEER_FATE_LABELS, PEER_NAMES, PEERS
 from compaction.lab.peers.base import PeerRun, PeerState
 from compaction.messages import Message, content_text
 from compaction.result import KEPT, CompactionResult
 from compaction.summarizers.factory import make_summarizer
 from compaction.tokens import make_counter
 from compaction.ui.compute import run_key
-from compaction.ui.palette import FATE_COLORS, FATE_LABELS
+from compaction.ui.palette import CELL_TEXT, FATE_COLORS, FATE_LABELS, PEER_FATE_COLORS
 from compaction.ui.params import Settings
 from compaction.ui.state import Loaded
 from compaction.ui.untrusted import md_escape
@@ -31,8 +31,6 @@ from compaction.validate import PROVIDERS, Problem, errors, validate
 
 NONE = "(none)"
 PICKER_KEY = "inspect_compare_peer"
-#: The peers' own fates, in colours no engine fate uses.
-PEER_FATE_COLORS: dict[str, str] = {PLACEHOLDER: "#FFBF79", TRUNCATED: "#D37295"}
 LABELS: dict[str, str] = {**FATE_LABELS, **PEER_FATE_LABELS}
 COLORS: dict[str, str] = {**FATE_COLORS, **PEER_FATE_COLORS}
 PREVIEW_CHARS = 80
@@ -145,7 +143,7 @@ def render_peer_compare(loaded: Loaded, result: CompactionResult, settings: Sett
 
     def paint(value: Any) -> str:
         color = label_colors.get(str(value))
-        return f"background-color: {color}; color: #111" if color else ""
+        return f"background-color: {color}; color: {CELL_TEXT}" if color else ""
 
     styled = shown.style.map(paint, subset=[OURS, theirs.peer])
     st.dataframe(styled, hide_index=True, height=360, key="peer_compare_fates")

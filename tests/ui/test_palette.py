@@ -112,3 +112,12 @@ def test_no_colour_is_hard_coded_outside_the_palette() -> None:
             if hex_colour.search(line) or any(square in line for square in SQUARES):
                 offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert not offenders, offenders
+
+
+def test_every_peer_fate_and_peer_has_its_own_palette_colour() -> None:
+    from compaction.lab.peers import PEER_FATE_LABELS, PEER_NAMES
+    from compaction.ui.palette import FATE_COLORS, PEER_COLORS, PEER_FATE_COLORS
+
+    assert set(PEER_FATE_COLORS) == set(PEER_FATE_LABELS)
+    assert not set(PEER_FATE_COLORS.values()) & set(FATE_COLORS.values())
+    assert set(PEER_COLORS) == set(PEER_NAMES)
