@@ -321,3 +321,24 @@ def test_every_peer_runs_on_every_corpus_file(path: Path) -> None:
             assert all(isinstance(m, dict) and "role" in m for m in run.messages), name
             if name == "gemini-cli":
                 assert run.tokens_after <= run.tokens_before  # a larger result is rejected
+
+
+def test_a_peers_summary_takes_the_users_request_not_the_stop_hooks_feedback() -> None:
+    # Issue 22's mark: a session ending on a stop hook's feedback (a user-role turn the harness
+    # sent) still has the person's own request as the summary's Active Task, for a peer as for us.
+    request = "Also keep the public API unchanged."  # agentic_run's latest request
+    messages: list[Message] = [
+        *agentic_run(rounds=12, output_chars=2_000),
+        {
+            "role": "user",
+            "content": "Stop hook feedback: tests must pass before you stop.",
+            "injected": "stop-hook",
+        },
+    ]
+    run = make_peer("codex").compact(
+        messages, 128_000, make_counter("tiktoken", "gpt-4o"), ExtractiveSummarizer()
+    )
+    summary = next(m for m, origin in zip(run.messages, run.origins, strict=True) if origin is None)
+    active = content_text(summary).split("## Active Task", 1)[1].split("\n## ", 1)[0]
+    assert request in active
+    assert "Stop hook feedback" not in active

@@ -18,7 +18,14 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from compaction.errors import ConfigError, SummarizationError
-from compaction.messages import Message, content_text, has_tool_calls, is_summary_message
+from compaction.messages import (
+    Message,
+    content_text,
+    has_tool_calls,
+    is_injected,
+    is_summary_message,
+    last_user_index,
+)
 from compaction.phases.summarize import build_prompt, serialize_turns
 from compaction.result import FOLDED, KEPT, CompactionResult
 from compaction.summarizers.base import Summarizer, SummaryRequest
@@ -207,17 +214,18 @@ def is_real_user(message: Message) -> bool:
 
 
 def latest_user_text(messages: Sequence[Message]) -> str | None:
-    for message in reversed(messages):
-        if is_real_user(message):
-            return content_text(message)
-    return None
+    """The user's own latest request, as the engine finds it (`last_user_index`: harness text
+    such as stop-hook feedback is no request while the user has one of their own)."""
+    index = last_user_index(messages)
+    return None if index is None else content_text(messages[index])
 
 
 def first_user_text(messages: Sequence[Message]) -> str | None:
-    for message in messages:
-        if is_real_user(message):
-            return content_text(message)
-    return None
+    """The user's own first message (harness text skipped while the user wrote one)."""
+    users = [message for message in messages if is_real_user(message)]
+    own = next((message for message in users if not is_injected(message)), None)
+    chosen = own if own is not None else next(iter(users), None)
+    return None if chosen is None else content_text(chosen)
 
 
 def has_text(message: Message) -> bool:
