@@ -12,8 +12,9 @@ The system message and the latest user request are never cut. When the rest cann
 enough — the pieces are already down to their first and last parts — Fit also cuts the other
 turns' text (assistant prose, earlier user turns, the summary body, never its prefix), largest
 first: a context the provider rejects helps nobody. Only when the system message and the latest
-request alone exceed the window does the result stay over it, and the record says so; then
-nothing is cut at all, since no cut could make it fit.
+request alone exceed the window, or everything cut to its floor still leaves it over (images, the
+per-message overhead), does the result stay over it, and the record says so; then nothing is cut
+at all, since no cut could make it fit and every cut would only lose text.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from compaction.phases.fit_cuts import (
     cut_tiers,
     fit_marker,
 )
+from compaction.phases.fit_summary import cut_summary
 from compaction.result import CUT_TO_FIT, PhaseResult
 from compaction.summary import MERGE_SEPARATOR, summary_parts
 from compaction.tokens import TokenCounter
@@ -158,18 +160,23 @@ def fit_to_window(
         for tier in tiers:
             # Largest first; the summary last of all: it is the densest record of what was
             # folded away (and of what Fit cut, foreseen by the Compactor).
-            for piece in sorted(tier, key=lambda p: (p.keep_head > 0, -len(p.text))):
+            for piece in sorted(tier, key=lambda p: (p.summary, -len(p.text))):
                 if total <= window:
                     break
                 total = _cut_piece(output, origins, piece, total, window, counter, cuts, floor)
+    if total > window:
+        # Every cut together still leaves it over: the provider rejects it either way, so the
+        # cuts would only lose text (on small windows the summary's constraints and the tail's
+        # user turns). As when the request alone is over, nothing is cut.
+        report.cannot_fit = (
+            f"even with everything that may be cut down to its first and last part, the result "
+            f"would take {total:,} tokens of the {window:,}-token window (images and the "
+            "per-message overhead cannot be cut), so nothing was cut, since that could not "
+            "make it fit"
+        )
+        return list(messages), report
     report.cuts = list(cuts.values())
     report.tokens_after = total
-    if total > window:
-        report.cannot_fit = (
-            f"everything that may be cut is down to its first and last part, and the result "
-            f"still takes {total:,} tokens of the {window:,}-token window (images and the "
-            "per-message overhead cannot be cut)"
-        )
     return output, report
 
 
@@ -253,6 +260,8 @@ def _cut(piece: Piece, remove: int, floor: int) -> str | None:
             # Not JSON already: cutting it cannot make it worse.
             return cut_text(piece.text, remove, floor=floor)
         return None  # valid JSON with nothing long enough to cut: left whole
+    if piece.summary:
+        return cut_summary(piece.text, remove, piece.keep_head, floor)
     return cut_text(piece.text, remove, piece.keep_head, floor)
 
 

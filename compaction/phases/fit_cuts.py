@@ -101,16 +101,25 @@ class Piece:
     rebuild: Callable[[Message, str], Message]  # the message with this piece replaced
     tool_call_id: str | None = None
     keep_head: int = 0
+    #: A compaction summary (or the summary part of a message it was merged into): Fit cuts it
+    #: last, and section by section (fit_summary.py).
+    summary: bool = False
 
 
 def _content_pieces(position: int, message: Message, kind: str) -> list[Piece]:
     content = message.get("content")
-    keep_head = 0
     if isinstance(content, str):
-        parts = summary_parts(content)
-        keep_head = len(parts.opening) if parts is not None else 0
         call_id = message.get("tool_call_id")
-        return [Piece(position, kind, content, _with_content, call_id, keep_head)]
+        parts = summary_parts(content)
+        if parts is None:
+            return [Piece(position, kind, content, _with_content, call_id)]
+        if parts.own_text is None:
+            opening = len(parts.opening)
+            return [Piece(position, kind, content, _with_content, call_id, opening, summary=True)]
+        # A summary merged into a turn: the summary and the turn's own words are cut apart, so
+        # the user's sentence is never cut through to shorten the summary (or the reverse).
+        own = content.partition(MERGE_SEPARATOR)[2]
+        return [*_merged_summary_piece(position, message), Piece(position, kind, own, _with_own)]
     if not isinstance(content, list):
         return []
     pieces = []
@@ -130,6 +139,18 @@ def _content_pieces(position: int, message: Message, kind: str) -> list[Piece]:
 
 def _with_content(message: Message, text: str) -> Message:
     return {**message, "content": text}
+
+
+def _with_summary(message: Message, text: str) -> Message:
+    """The message with the summary before its merge separator replaced by `text`."""
+    _, separator, own = str(message.get("content")).partition(MERGE_SEPARATOR)
+    return {**message, "content": text + separator + own}
+
+
+def _with_own(message: Message, text: str) -> Message:
+    """The message with its own words after the merge separator replaced by `text`."""
+    summary, separator, _ = str(message.get("content")).partition(MERGE_SEPARATOR)
+    return {**message, "content": summary + separator + text}
 
 
 def _part_rebuilder(part_index: int) -> Callable[[Message, str], Message]:
@@ -172,13 +193,8 @@ def _merged_summary_piece(position: int, message: Message) -> list[Piece]:
     parts = summary_parts(content)
     if parts is None or parts.own_text is None:
         return []
-    summary, _, _ = content.partition(MERGE_SEPARATOR)
-    own = content[len(summary) :]
-
-    def rebuild(current: Message, text: str) -> Message:
-        return {**current, "content": text + own}
-
-    return [Piece(position, TEXT, summary, rebuild, None, len(parts.opening))]
+    summary = content.partition(MERGE_SEPARATOR)[0]
+    return [Piece(position, TEXT, summary, _with_summary, None, len(parts.opening), True)]
 
 
 def cut_tiers(messages: Sequence[Message], protected: set[int]) -> list[list[Piece]]:
