@@ -305,6 +305,20 @@ INJECTED_PREFIXES: tuple[tuple[str, str], ...] = (
     ("<permissions instructions>", "context"),
     ("[Request interrupted by user", "interruption"),
     ("<turn_aborted>", "interruption"),
+    ("<local-command-caveat>", "system-reminder"),
+    ("<skill>", "system-reminder"),  # Codex's skill instructions
+    ("<skill ", "system-reminder"),
+    ("<user_action>", "command"),  # Codex's /review result
+    ("<context_update>", "context"),
+    ("<subagent_notification>", "task-notification"),
+    ("<session_context>", "context"),  # Gemini CLI
+    ("<hook_context>", "hook"),
+    ("<state_snapshot>", "compaction"),
+    # Claude Code's compaction request, the user turn of its `agent-acompact-…` sidechain.
+    ("Your task is to create a detailed summary of the conversation so far", "compaction"),
+    # Codex's handoff after a compaction, and the older bridge message that preceded it.
+    ("Another language model started to solve this problem", "compaction"),
+    ("You were originally given instructions from a user over one or more turns", "compaction"),
 )
 
 

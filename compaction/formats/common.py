@@ -165,3 +165,28 @@ def mark_injected_messages(messages: list[Message]) -> int:
             mark_injected(message, kind)
             marked += 1
     return marked
+
+
+def split_user_words(
+    text: str, start: int, end: int, kind: str, images: list[dict[str, Any]] | None = None
+) -> list[Message]:
+    """One user turn whose text holds the user's words at text[start:end] inside harness text
+    (an IDE's context before them, a reminder after them): the user's words as a message of
+    their own, the harness text before and after as messages marked `kind`, in order.
+
+    Splitting rather than marking the whole turn keeps the latest request the user's own text
+    (the summary's Active Task quotes it) while nothing the model saw is lost: the parts joined
+    again are the original text but for the whitespace at the seams. Images stay with the
+    user's words. Returns the one unmarked message when there is no harness text around them.
+    """
+    before, words, after = text[:start].strip(), text[start:end].strip(), text[end:].strip()
+    content: Any = words
+    if images:
+        content = [{"type": "text", "text": words}, *images] if words else images
+    parts: list[Message] = []
+    if before:
+        parts.append(mark_injected({"role": "user", "content": before}, kind))
+    parts.append({"role": "user", "content": content})
+    if after:
+        parts.append(mark_injected({"role": "user", "content": after}, kind))
+    return parts

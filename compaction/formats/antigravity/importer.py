@@ -12,6 +12,7 @@ from compaction.formats.antigravity.steps import (
     MODEL_SETTING,
     NAME,
     PLANNER,
+    REQUEST_END,
     SOURCES,
     SYSTEM_STEPS,
     TRUNCATED,
@@ -21,7 +22,14 @@ from compaction.formats.antigravity.steps import (
     step_text,
     title_of,
 )
-from compaction.formats.common import as_text, line_list, make_call, tool_message
+from compaction.formats.common import (
+    as_text,
+    line_list,
+    make_call,
+    mark_injected,
+    split_user_words,
+    tool_message,
+)
 from compaction.formats.conversation import Conversation, ImportReport, RecordedCompaction
 from compaction.formats.source import Document
 from compaction.messages import Message
@@ -102,7 +110,14 @@ class AntigravityImport:
         self.close_calls()
         if self.title is None:
             self.title = title_of(text)
-        self.messages.append({"role": "user", "content": text})
+        # The prompt is `<USER_REQUEST>` (the user's words) followed by the IDE's own blocks
+        # (`<ADDITIONAL_METADATA>`: the local time; `<USER_SETTINGS_CHANGE>`): those become a
+        # message of their own, marked as context, so the request stays the user's alone.
+        end = text.find(REQUEST_END)
+        if text.lstrip().startswith("<USER_REQUEST>") and end >= 0:
+            self.messages.extend(split_user_words(text, 0, end + len(REQUEST_END), "context"))
+        else:
+            self.messages.append({"role": "user", "content": text})
         self.used()
 
     def planner(self, line: int, step: dict[str, Any], text: str) -> None:
@@ -198,7 +213,8 @@ class AntigravityImport:
             self.compactions.append(
                 RecordedCompaction(position=len(self.messages), agent=NAME, summary=text, line=line)
             )
-            self.messages.append({"role": "user", "content": text})
+            # The checkpoint's summary of the earlier steps: the IDE's handoff, not the user.
+            self.messages.append(mark_injected({"role": "user", "content": text}, "compaction"))
             self.used()
         else:
             self.messages.append({"role": "system", "content": text})

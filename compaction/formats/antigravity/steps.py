@@ -44,6 +44,7 @@ BRAIN = re.compile(
 )
 TRUNCATED = re.compile(r"\n<truncated (\d+) bytes>")
 MODEL_SETTING = re.compile(r"setting `Model Selection` from .*? to (.+?)\.(?:\s|$)")
+REQUEST_END = "</USER_REQUEST>"
 REQUEST = re.compile(r"<USER_REQUEST>\s*(.*?)\s*(?:</USER_REQUEST>|$)", re.DOTALL)
 
 

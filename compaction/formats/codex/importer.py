@@ -10,6 +10,7 @@ from compaction.formats.codex.fork import REPLAY, is_forked_subagent, replay_end
 from compaction.formats.codex.items import (
     CALL_ITEMS,
     OUTPUT_ITEMS,
+    ide_split,
     message_content,
     output_text,
     parts_text,
@@ -17,7 +18,7 @@ from compaction.formats.codex.items import (
     title_of,
     tool_call_of,
 )
-from compaction.formats.common import join_text, line_list, tool_message
+from compaction.formats.common import join_text, line_list, mark_injected, tool_message
 from compaction.formats.conversation import Conversation, ImportReport, RecordedCompaction
 from compaction.formats.source import Document
 from compaction.messages import Message
@@ -255,6 +256,10 @@ class CodexImporter:
         role = "assistant" if role == "assistant" else "user"
         self.seen_conversation = True
         message: Message = {"role": role, "content": message_content(payload)}
+        wrapped = ide_split(message["content"]) if role == "user" else None
+        if wrapped is not None:
+            self.messages.extend(wrapped)
+            return
         if role == "assistant" and self.pending_reasoning:
             message["reasoning"] = join_text(self.pending_reasoning)
             self.pending_reasoning = []
@@ -315,7 +320,8 @@ class CodexImporter:
         history = payload.get("replacement_history")
         kept = len(history) if isinstance(history, list) else 0
         if summary is not None:
-            self.messages.append({"role": "user", "content": summary})
+            # Codex hands the summary to the model as a user turn; it is not the user speaking.
+            self.messages.append(mark_injected({"role": "user", "content": summary}, "compaction"))
             self.imported()
             self.warnings.append(
                 f"line {line}: Codex compacted the context here; its summary is imported as a "

@@ -6,8 +6,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from compaction.formats.common import first_user_text, join_text, make_call
-from compaction.messages import Message
+from compaction.formats.common import (
+    first_user_text,
+    join_text,
+    make_call,
+    mark_injected,
+    split_user_words,
+)
+from compaction.messages import INJECTED_KEY, Message
 
 CALL_ITEMS = ("function_call", "custom_tool_call", "local_shell_call")
 OUTPUT_ITEMS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
@@ -23,6 +29,10 @@ CONTEXT_PREFIXES = (
     "# Context from my IDE setup:",
 )
 IDE_REQUEST_MARKER = "## My request for Codex:"
+#: How the IDE extension and the Desktop app open a user turn: their own context (the active
+#: file, open tabs, selections, the files the user attached), then the user's words under
+#: IDE_REQUEST_MARKER, all in one message.
+IDE_WRAPPERS = ("# Context from my IDE setup:", "# Files mentioned by the user:")
 
 
 def payload_of(record: dict[str, Any]) -> dict[str, Any]:
@@ -124,12 +134,35 @@ def message_text(payload: dict[str, Any]) -> str:
     return parts_text(payload.get("content"))
 
 
+def ide_split(content: Any) -> list[Message] | None:
+    """A user turn the IDE or the Desktop app wrapped (IDE_WRAPPERS) as marked context and the
+    user's own request, or None for any other turn.
+
+    The request is split off rather than the whole turn marked, so the latest request stays
+    the user's words (the heading `## My request for Codex:` is the app's, so it stays with
+    the context); a wrapped turn with no request under the heading is all context.
+    """
+    parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
+    texts = [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    images = [p for p in parts if isinstance(p, dict) and p.get("type") == "image_url"]
+    text = "\n".join(texts)
+    if not text.lstrip().startswith(IDE_WRAPPERS):
+        return None
+    at = text.find(IDE_REQUEST_MARKER)
+    request_at = at + len(IDE_REQUEST_MARKER)
+    if at < 0 or not text[request_at:].strip():
+        return [mark_injected({"role": "user", "content": content}, "context")]
+    return split_user_words(text, request_at, len(text), "context", images)
+
+
 def title_of(messages: list[Message]) -> str | None:
     """The first real request: not AGENTS.md, environment or IDE context (but the request inside
     an IDE context message)."""
     for message in messages:
         if message["role"] != "user" or not isinstance(message.get("content"), str):
             continue
+        if message.get(INJECTED_KEY):
+            continue  # marked by this importer: the IDE's context, a compaction's summary
         text = str(message["content"])
         if IDE_REQUEST_MARKER in text:
             request = text.split(IDE_REQUEST_MARKER, 1)[1].strip()

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from compaction.formats.common import as_text, join_text, line_list, make_call, tool_message
+from compaction.formats.common import (
+    as_text,
+    join_text,
+    line_list,
+    make_call,
+    split_user_words,
+    tool_message,
+)
 from compaction.formats.conversation import Conversation, ImportReport, RecordedCompaction
 from compaction.formats.copilot_cli.events import (
     NAME,
@@ -171,6 +178,16 @@ class CopilotImport:
             return
         if self.title is None:
             self.title = title_of(typed)
+        # `transformedContent` wraps what the user typed in the CLI's own text (the current
+        # time before it, `<reminder>` blocks after it): the typed words become a message of
+        # their own, the CLI's text around them messages marked as context.
+        at = text.find(typed.strip()) if typed.strip() and text != typed else -1
+        if at >= 0:
+            self.messages.extend(
+                split_user_words(text, at, at + len(typed.strip()), "context", images)
+            )
+            self.used()
+            return
         content: Any = text
         if images:
             content = [{"type": "text", "text": text}, *images] if text else images

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from compaction.formats.common import as_text, join_text, make_call, tool_message
+from compaction.formats.common import as_text, join_text, make_call, mark_injected, tool_message
 from compaction.formats.conversation import ImportReport, RecordedCompaction
 from compaction.formats.gemini_cli.records import (
+    CONTINUE,
     NAME,
     NOTICE_REASON,
     NOTICE_TYPES,
@@ -84,7 +85,7 @@ class Mapper:
         )
         self.compactions.append(compaction)
         if summary:
-            self.messages.append({"role": "user", "content": summary})
+            self.messages.append(mark_injected({"role": "user", "content": summary}, "compaction"))
             self.open_calls = set()
         state = "its summary is imported as a user message" if summary else "no summary recorded"
         self.warnings.append(
@@ -143,7 +144,10 @@ class Mapper:
         content_value: Any = text
         if images:
             content_value = [{"type": "text", "text": text}, *images] if text else images
-        self.messages.append({"role": "user", "content": content_value})
+        message: Message = {"role": "user", "content": content_value}
+        if text.strip() == CONTINUE:
+            mark_injected(message, "continuation")
+        self.messages.append(message)
         self.open_calls = set()
         return True
 

@@ -17,6 +17,9 @@ SNAPSHOT = "<state_snapshot>"
 COMPRESSED = re.compile(r"compress", re.IGNORECASE)
 TOKENS_FROM = re.compile(r"from\s+([\d,]+)\s+to\s+([\d,]+)", re.IGNORECASE)
 CONTEXT_PREFIXES = ("<session_context>", SNAPSHOT, "<hook_context>")
+#: What Gemini CLI sends as a user turn when its next-speaker check decides the model should go
+#: on speaking: the harness's nudge, not the user's words.
+CONTINUE = "System: Please continue."
 
 NOTICE_REASON = "a CLI notice shown in the terminal, not conversation"
 SUPERSEDED = "superseded message version"
