@@ -13,7 +13,7 @@ from typing import Any
 
 from compaction.formats.conversation import ImportReport
 from compaction.messages import INJECTED_KEY, Message, content_text
-from compaction.text_patterns import injected_kind
+from compaction.text_patterns import injected_kind, user_text
 
 
 def make_call(call_id: str, name: str, arguments: Any) -> dict[str, Any]:
@@ -161,10 +161,19 @@ def mark_injected_messages(messages: list[Message]) -> int:
         if message.get("role") != "user" or message.get(INJECTED_KEY):
             continue
         kind = injected_kind(content_text(message))
+        if kind == "system-reminder" and _words_after_reminders(message):
+            continue  # reminders put before the user's words: every reader strips them
         if kind is not None:
             mark_injected(message, kind)
             marked += 1
     return marked
+
+
+def _words_after_reminders(message: Message) -> bool:
+    """True when a turn that opens with `<system-reminder>` blocks holds the user's own words
+    once they are stripped (as the summariser reads it: text_patterns.user_text)."""
+    rest = user_text(message).strip()
+    return bool(rest) and injected_kind(rest) is None
 
 
 def split_user_words(
