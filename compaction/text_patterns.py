@@ -311,7 +311,9 @@ INJECTED_PREFIXES: tuple[tuple[str, str], ...] = (
     ("<user_action>", "command"),  # Codex's /review result
     ("<context_update>", "context"),
     ("<subagent_notification>", "task-notification"),
+    ("<tool_response>", "tool-result"),  # Hermes function calling, when a human turn carries it
     ("<session_context>", "context"),  # Gemini CLI
+    ("This is the Gemini CLI. We are setting up the context for our chat.", "context"),
     ("<hook_context>", "hook"),
     ("<state_snapshot>", "compaction"),
     # Claude Code's compaction request, the user turn of its `agent-acompact-…` sidechain.

@@ -56,6 +56,12 @@ def _jsonl(*records: Any) -> str:
         ),
         ("<session_context>\nThis is the Gemini CLI.\n</session_context>", "context"),
         ("<hook_context>lint passed</hook_context>", "hook"),
+        (
+            "This is the Gemini CLI. We are setting up the context for our chat.\n"
+            "  Today's date is Thursday.",
+            "context",
+        ),
+        ('<tool_response>\n{"name": "ls", "content": "a.py"}\n</tool_response>', "tool-result"),
         ("<state_snapshot>\n<overall_goal>ship</overall_goal>\n</state_snapshot>", "compaction"),
         (
             "<local-command-caveat>Caveat: the messages below…</local-command-caveat>",
