@@ -314,6 +314,8 @@ INJECTED_PREFIXES: tuple[tuple[str, str], ...] = (
     ("<tool_response>", "tool-result"),  # Hermes function calling, when a human turn carries it
     ("<session_context>", "context"),  # Gemini CLI
     ("This is the Gemini CLI. We are setting up the context for our chat.", "context"),
+    # The prompt Gemini CLI's `/init` sends in the user's place (a slash command's expansion).
+    ("You are an AI agent that brings the power of Gemini directly into the terminal.", "command"),
     ("<hook_context>", "hook"),
     ("<state_snapshot>", "compaction"),
     # Claude Code's compaction request, the user turn of its `agent-acompact-…` sidechain.

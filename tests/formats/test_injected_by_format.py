@@ -62,6 +62,11 @@ def _jsonl(*records: Any) -> str:
             "context",
         ),
         ('<tool_response>\n{"name": "ls", "content": "a.py"}\n</tool_response>', "tool-result"),
+        (
+            "\nYou are an AI agent that brings the power of Gemini directly into the terminal. "
+            "Your task is to analyze the current directory and generate a GEMINI.md file",
+            "command",
+        ),
         ("<state_snapshot>\n<overall_goal>ship</overall_goal>\n</state_snapshot>", "compaction"),
         (
             "<local-command-caveat>Caveat: the messages below…</local-command-caveat>",
