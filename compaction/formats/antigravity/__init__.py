@@ -7,7 +7,10 @@ JSON-encoded string); the action steps after it (`CODE_ACTION`, `VIEW_FILE`, `RU
 `GENERIC`, ...) are the results of its calls. There are no call ids: results answer the open calls
 in order (preferring the call whose tool fits the step type), with ids made from the step index.
 System steps (`CONVERSATION_HISTORY`, `KNOWLEDGE_ARTIFACTS`, ...) are kept when they carry text
-the model was given; empty markers and ephemeral messages are reported by type.
+the model was given; empty markers and ephemeral messages are reported by type. A prompt's
+`<USER_REQUEST>` block is the user's message; the IDE's blocks after it (`<ADDITIONAL_METADATA>`,
+`<USER_SETTINGS_CHANGE>`) a user message marked as context, and a `CHECKPOINT`'s summary one
+marked as the IDE's compaction handoff (messages.INJECTED_KEY).
 
 The parts: `steps` (step types, and a step's text and arguments decoded) and `importer` (the
 step loop).

@@ -8,6 +8,10 @@ typed), `system.message` (the system prompt, repeated for each interaction), `as
 turn markers, mode/model changes, usage and shutdown metrics are not conversation. Events with an
 `agentId` (or a `parentToolCallId`) belong to a sub-agent, whose own history the main model never
 sees: it gets the spawning tool's result. Every event is either imported or reported by type.
+What the user typed becomes a user message of its own; the CLI's text around it in
+`transformedContent` (the current time, `<reminder>` blocks) becomes user messages marked as
+context (messages.INJECTED_KEY), so the latest request is the user's words and the model's turn
+is still all there.
 
 The parts: `events` (event types, triggers, and the pieces of an event read as chat) and
 `importer` (the event loop).
