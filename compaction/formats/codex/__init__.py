@@ -8,10 +8,11 @@ and `compacted` is Codex's own compaction. Everything is counted in the import r
 How the items map:
 - `message`: user/assistant keep their role (a user turn the IDE extension or the Desktop app
   wrapped, `# Context from my IDE setup:` … `## My request for Codex:` request, becomes the
-  app's context, marked, and the user's request as a message of its own; see `items.ide_split`); `developer` messages (permissions, collaboration
-  mode, app/skills instructions) are system content: merged into the leading system message (the
-  session's `base_instructions`) while no user/assistant message has come yet, otherwise a
-  `system` message in place. Text parts become plain text; `input_image` parts become
+  app's context, marked, and the user's request as a message of its own; see
+  `items.ide_split`); `developer` messages (permissions, collaboration mode, app/skills
+  instructions) are system content: merged into the leading system message (the session's
+  `base_instructions`) while no user/assistant message has come yet, otherwise a `system`
+  message in place. Text parts become plain text; `input_image` parts become
   `image_url` parts.
 - `reasoning`: readable summary text goes to the assistant message's `reasoning` key; the
   encrypted blob is never text (items with nothing readable are counted as skipped).
