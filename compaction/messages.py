@@ -29,6 +29,8 @@ INJECTED_KINDS = (
     "task-notification",  # a background task's <task-notification>
     "context",  # project context the harness sends as a user turn (AGENTS.md, environment)
     "interruption",  # "[Request interrupted by user]"
+    "compaction",  # an agent's own compaction handoff (Codex, Gemini CLI, Antigravity checkpoints)
+    "continuation",  # the harness telling the model to go on ("System: Please continue.")
 )
 IMAGE_PART_TYPES = ("image_url", "image", "input_image")
 

@@ -305,6 +305,24 @@ INJECTED_PREFIXES: tuple[tuple[str, str], ...] = (
     ("<permissions instructions>", "context"),
     ("[Request interrupted by user", "interruption"),
     ("<turn_aborted>", "interruption"),
+    ("<local-command-caveat>", "system-reminder"),
+    ("<skill>", "system-reminder"),  # Codex's skill instructions
+    ("<skill ", "system-reminder"),
+    ("<user_action>", "command"),  # Codex's /review result
+    ("<context_update>", "context"),
+    ("<subagent_notification>", "task-notification"),
+    ("<tool_response>", "tool-result"),  # Hermes function calling, when a human turn carries it
+    ("<session_context>", "context"),  # Gemini CLI
+    ("This is the Gemini CLI. We are setting up the context for our chat.", "context"),
+    # The prompt Gemini CLI's `/init` sends in the user's place (a slash command's expansion).
+    ("You are an AI agent that brings the power of Gemini directly into the terminal.", "command"),
+    ("<hook_context>", "hook"),
+    ("<state_snapshot>", "compaction"),
+    # Claude Code's compaction request, the user turn of its `agent-acompact-…` sidechain.
+    ("Your task is to create a detailed summary of the conversation so far", "compaction"),
+    # Codex's handoff after a compaction, and the older bridge message that preceded it.
+    ("Another language model started to solve this problem", "compaction"),
+    ("You were originally given instructions from a user over one or more turns", "compaction"),
 )
 
 

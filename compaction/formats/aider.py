@@ -4,13 +4,16 @@ Aider appends every session to the same file. `#### ` lines are the user's promp
 lines (`> `) are aider's own console output (commands, file adds, token reports, `/run` output),
 and everything else is the assistant's reply. There are no structured tool calls, so console
 output is kept as `system` messages in place: it is what the user saw, and dropping it would hide
-command results the assistant went on to use.
+command results the assistant went on to use. A prompt that is nothing but aider commands
+(`/add`, `/run`, `!cmd`, `/exit`…) drives the tool rather than asking the model anything: it is
+marked as a command (messages.INJECTED_KEY), so the latest request is the user's last real one.
 """
 
 from __future__ import annotations
 
 import re
 
+from compaction.formats.common import mark_injected
 from compaction.formats.conversation import Conversation
 from compaction.formats.source import Document
 from compaction.messages import Message
@@ -110,4 +113,30 @@ def _session_messages(lines: list[tuple[int, str]]) -> tuple[list[Message], str]
         # Aider ends prompt and console lines with two spaces (a Markdown line break).
         buffer.append(text.rstrip() if this != "reply" else text)
     flush()
+    for message in messages:
+        if message["role"] == "user" and _is_command(message["content"]):
+            mark_injected(message, "command")
     return messages, startup
+
+
+#: Aider runs every prompt line that opens with `/word` or `!` as a command (an unknown one only
+#: prints "Invalid command"), and none of them reaches the model as a request, except these
+#: four followed by text: they send that text on in the chosen mode.
+MODE_SWITCHES = frozenset(("ask", "code", "architect", "context"))
+COMMAND = re.compile(r"^/([A-Za-z][\w-]*)(?:\s+(.*))?$|^!\S")
+
+
+def _is_command(text: str) -> bool:
+    """True when every line of a prompt is an aider command (or `!cmd`, its shell shorthand):
+    the user drove the tool, they did not ask the model anything."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return False
+    for line in lines:
+        match = COMMAND.match(line)
+        if match is None:
+            return False
+        name, rest = match.group(1), match.group(2)
+        if name is not None and name.lower() in MODE_SWITCHES and rest and rest.strip():
+            return False
+    return True

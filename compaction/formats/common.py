@@ -13,7 +13,7 @@ from typing import Any
 
 from compaction.formats.conversation import ImportReport
 from compaction.messages import INJECTED_KEY, Message, content_text
-from compaction.text_patterns import injected_kind
+from compaction.text_patterns import injected_kind, user_text
 
 
 def make_call(call_id: str, name: str, arguments: Any) -> dict[str, Any]:
@@ -161,7 +161,41 @@ def mark_injected_messages(messages: list[Message]) -> int:
         if message.get("role") != "user" or message.get(INJECTED_KEY):
             continue
         kind = injected_kind(content_text(message))
+        if kind == "system-reminder" and _words_after_reminders(message):
+            continue  # reminders put before the user's words: every reader strips them
         if kind is not None:
             mark_injected(message, kind)
             marked += 1
     return marked
+
+
+def _words_after_reminders(message: Message) -> bool:
+    """True when a turn that opens with `<system-reminder>` blocks holds the user's own words
+    once they are stripped (as the summariser reads it: text_patterns.user_text)."""
+    rest = user_text(message).strip()
+    return bool(rest) and injected_kind(rest) is None
+
+
+def split_user_words(
+    text: str, start: int, end: int, kind: str, images: list[dict[str, Any]] | None = None
+) -> list[Message]:
+    """One user turn whose text holds the user's words at text[start:end] inside harness text
+    (an IDE's context before them, a reminder after them): the user's words as a message of
+    their own, the harness text before and after as messages marked `kind`, in order.
+
+    Splitting rather than marking the whole turn keeps the latest request the user's own text
+    (the summary's Active Task quotes it) while nothing the model saw is lost: the parts joined
+    again are the original text but for the whitespace at the seams. Images stay with the
+    user's words. Returns the one unmarked message when there is no harness text around them.
+    """
+    before, words, after = text[:start].strip(), text[start:end].strip(), text[end:].strip()
+    content: Any = words
+    if images:
+        content = [{"type": "text", "text": words}, *images] if words else images
+    parts: list[Message] = []
+    if before:
+        parts.append(mark_injected({"role": "user", "content": before}, kind))
+    parts.append({"role": "user", "content": content})
+    if after:
+        parts.append(mark_injected({"role": "user", "content": after}, kind))
+    return parts

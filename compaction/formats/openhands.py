@@ -13,6 +13,7 @@ from typing import Any
 from compaction.formats.common import (
     as_text,
     grouped_skips,
+    mark_injected,
     normalise_call,
     report_of,
     tool_message,
@@ -24,6 +25,9 @@ from compaction.messages import Message
 NAME = "openhands"
 # Workspace recall is OpenHands bookkeeping; its content never reaches the model as a turn.
 SKIPPED_EVENTS = ("recall", "agent_state_changed", "change_agent_state", "null")
+#: How the evaluation harness's stand-in user answers when the agent asks for input (OpenHands'
+#: `fake_user_response_fn`): sent with source "user", but the harness's words.
+FAKE_USER_REPLY = "Please continue working on the task on whatever approach you think is suitable"
 
 
 def _is_instance(value: Any) -> bool:
@@ -78,13 +82,18 @@ def _instance(value: dict[str, Any], line: int) -> Conversation:
                 messages.append({"role": "system", "content": as_text(args.get("content"))})
             elif kind == "message":
                 role = "user" if event.get("source") == "user" else "assistant"
-                text = args.get("content", event.get("message"))
-                messages.append({"role": role, "content": as_text(text)})
+                text = as_text(args.get("content", event.get("message")))
+                message: Message = {"role": role, "content": text}
+                if role == "user" and text.lstrip().startswith(FAKE_USER_REPLY):
+                    mark_injected(message, "continuation")
+                messages.append(message)
             else:
                 skipped.setdefault(f"action {kind}", []).append(_number(event_id))
         elif kind == "error":
-            # An error the environment reports back to the agent without a call to answer.
-            messages.append({"role": "user", "content": as_text(event.get("content"))})
+            # An error the environment reports back to the agent without a call to answer: a
+            # user turn, but the environment's output, not the user speaking.
+            error: Message = {"role": "user", "content": as_text(event.get("content"))}
+            messages.append(mark_injected(error, "tool-result"))
         else:
             skipped.setdefault(f"observation {kind}", []).append(_number(event_id))
     meta = value.get("metadata") if isinstance(value.get("metadata"), dict) else {}

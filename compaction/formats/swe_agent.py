@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from compaction.formats.common import as_text, first_user_text, normalise_call, tool_message
+from compaction.formats.common import (
+    as_text,
+    first_user_text,
+    mark_injected,
+    normalise_call,
+    tool_message,
+)
 from compaction.formats.conversation import Conversation
 from compaction.formats.source import Document
 from compaction.messages import Message
@@ -35,6 +41,7 @@ def load(doc: Document) -> list[Conversation]:
     messages: list[Message] = []
     warnings: list[str] = []
     demo_indices: set[int] = set()
+    worked = False  # the agent has taken a turn of its own (not a demonstration's)
     for index, entry in enumerate(value["history"]):
         role = entry.get("role")
         if entry.get("is_demo") in (True, "True", "true"):
@@ -58,6 +65,14 @@ def load(doc: Document) -> list[Conversation]:
                 warnings.append(f"history[{index}]: one observation answers {len(ids)} calls")
             continue
         message: Message = {"role": role, "content": content}
+        if role == "user" and len(messages) in demo_indices:
+            mark_injected(message, "context")  # a demonstration, not this task's request
+        elif role == "user" and worked:
+            # After the agent's first turn every user turn is the environment's observation
+            # (text-action runs send command output this way): a tool result, not the user.
+            mark_injected(message, "tool-result")
+        if role == "assistant" and entry.get("is_demo") not in (True, "True", "true"):
+            worked = True
         calls = entry.get("tool_calls")
         if role == "assistant" and isinstance(calls, list) and calls:
             message["tool_calls"] = [

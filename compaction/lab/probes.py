@@ -19,7 +19,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from compaction.messages import Message, call_arguments, call_name, parse_arguments, tool_calls
+from compaction.messages import (
+    INJECTED_KEY,
+    Message,
+    call_arguments,
+    call_name,
+    last_user_index,
+    parse_arguments,
+    tool_calls,
+)
 from compaction.messages import content_text as _content_text
 from compaction.summary import is_summary_text
 from compaction.text_patterns import (
@@ -166,6 +174,9 @@ def mine_facts(messages: Sequence[Message], cap: int = MAX_PER_CATEGORY) -> list
     """The probe facts of `messages` (never modified), grouped by category, newest first."""
     collector = _Collector(cap)
     latest_found = False
+    # The latest request is the engine's: the user's own words, not harness text an importer
+    # marked (a hook's output, an IDE's metadata) that came after them.
+    latest = last_user_index([m if isinstance(m, dict) else {} for m in messages])
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         if not isinstance(message, dict):
@@ -173,10 +184,12 @@ def mine_facts(messages: Sequence[Message], cap: int = MAX_PER_CATEGORY) -> list
         role = message.get("role")
         if role == "user" and not _is_summary(message):
             text = user_text(message)
-            if not latest_found and text.strip():
+            if not latest_found and text.strip() and (latest is None or index <= latest):
                 latest_found = True
                 collector.add("latest_request", _snippet(text), index)
-            if not collector.full("constraints"):
+            # Rules are the user's too: a marked message's "must" is the harness's (AGENTS.md,
+            # a hook, an observation), and the summariser rightly leaves it out of Constraints.
+            if not collector.full("constraints") and not message.get(INJECTED_KEY):
                 collector.add_all("constraints", reversed(constraint_sentences(text)), index)
         if role in ("tool", "user") and not collector.full("errors"):
             text = readable_text(_content_text(message))

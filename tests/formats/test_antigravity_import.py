@@ -14,7 +14,7 @@ from format_helpers import DATA, assert_paired, corpus_file, roles
 import compaction
 from compaction.formats import antigravity, detect_format, load_conversation
 from compaction.formats.source import parse_text
-from compaction.messages import content_text, tool_calls
+from compaction.messages import INJECTED_KEY, content_text, is_injected, tool_calls
 from compaction.validate import errors, validate
 
 CORPUS_NAME = "antigravity-applysense__transcript.jsonl"
@@ -85,11 +85,15 @@ def test_corpus_session() -> None:
     assert defined == answered and len(defined) == len(raw_calls)
 
     assert roles(conversation).count("assistant") == len(planners)
-    assert roles(conversation).count("user") == len(prompts)
+    # Each prompt is the user's `<USER_REQUEST>` and, split off and marked, the IDE's metadata.
+    own = [m for m in conversation.messages if m["role"] == "user" and not is_injected(m)]
+    metadata = [m for m in conversation.messages if m.get(INJECTED_KEY) == "context"]
+    assert len(own) == len(metadata) == len(prompts)
     assert set(roles(conversation)) <= {"system", "user", "assistant", "tool"}
-    assert len(conversation.messages) == len(planners) + len(prompts) + len(results)
-    last_user = [m for m in conversation.messages if m["role"] == "user"][-1]
-    assert last_user["content"] == prompts[-1]["content"]
+    assert len(conversation.messages) == len(planners) + 2 * len(prompts) + len(results)
+    assert own[-1]["content"].startswith("<USER_REQUEST>")
+    assert own[-1]["content"].endswith("</USER_REQUEST>")
+    assert "\n".join([own[-1]["content"], metadata[-1]["content"]]) == prompts[-1]["content"]
     assert conversation.messages[-1]["content"] == steps[-1]["content"]
     assert conversation.title is not None and conversation.title.startswith("Repository Reference")
 
@@ -162,9 +166,21 @@ def test_handmade_session() -> None:
     text = _handmade()
     conversation = load_conversation(text)
     assert conversation.format == "antigravity"
-    assert roles(conversation) == ["user", "assistant", "tool", "tool", "assistant", "assistant"]
+    assert roles(conversation) == [
+        "user",
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+        "assistant",
+        "assistant",
+    ]
+    assert (
+        conversation.messages[0]["content"] == "<USER_REQUEST>\nRename foo to bar\n</USER_REQUEST>"
+    )
+    assert conversation.messages[1][INJECTED_KEY] == "context"  # the IDE's metadata
     assert conversation.title == "Rename foo to bar"
-    turn = conversation.messages[1]
+    turn = conversation.messages[2]
     assert turn["reasoning"] == "**Plan**\nRead, then test."
     assert "Plan" not in turn["content"]
     view, run = tool_calls(turn)
@@ -173,13 +189,13 @@ def test_handmade_session() -> None:
         "CommandLine": "pytest -q",
         "Blocking": True,
     }
-    assert [m["tool_call_id"] for m in conversation.messages[2:4]] == [view["id"], run["id"]]
-    assert conversation.messages[2]["content"].endswith("def foo(): ...")
-    failed = conversation.messages[3]["content"]
+    assert [m["tool_call_id"] for m in conversation.messages[3:5]] == [view["id"], run["id"]]
+    assert conversation.messages[3]["content"].endswith("def foo(): ...")
+    failed = conversation.messages[4]["content"]
     assert "1 failed" in failed and "Error: exit status 1" in failed
     defined, answered = assert_paired(conversation.messages)
     assert defined == answered == {view["id"], run["id"]}
-    assert conversation.messages[4]["content"] == "something new"  # unknown type, kept
+    assert conversation.messages[5]["content"] == "something new"  # unknown type, kept
     assert conversation.messages[-1]["content"] == "Renamed foo to bar."
 
     report = conversation.report

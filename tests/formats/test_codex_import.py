@@ -405,7 +405,8 @@ def test_tool_outputs_become_their_text() -> None:
     conversation = load_conversation(text)
     assert roles(conversation) == [
         "system",
-        "user",
+        "user",  # the IDE's context, marked
+        "user",  # the user's request under it
         "assistant",
         "tool",
         "tool",
@@ -413,7 +414,8 @@ def test_tool_outputs_become_their_text() -> None:
         "tool",
         "assistant",
     ]
-    calls = conversation.messages[2]["tool_calls"]
+    assert conversation.messages[2] == {"role": "user", "content": "Read the file and patch it"}
+    calls = conversation.messages[3]["tool_calls"]
     assert [c["id"] for c in calls] == ["c1", "c2", "c3", "c4"]
     assert [c["function"]["name"] for c in calls] == [
         "exec_command",

@@ -14,7 +14,7 @@ from format_helpers import DATA, assert_paired, corpus_file, roles
 import compaction
 from compaction.formats import copilot_cli, detect_format, load_conversation
 from compaction.formats.source import parse_text
-from compaction.messages import content_text, tool_calls
+from compaction.messages import INJECTED_KEY, content_text, is_injected, last_user_index, tool_calls
 from compaction.validate import errors, validate
 
 CORPUS_NAME = "copilotcli-vibecodingtracker__test_conversation_copilot.jsonl"
@@ -60,20 +60,28 @@ def test_corpus_session() -> None:
     assistant_events = [e for e in events if e["type"] == "assistant.message"]
     assert roles(conversation).count("assistant") == len(assistant_events) == 6
     typed = [e for e in events if e["type"] == "user.message" and e["data"]["content"].strip()]
-    assert roles(conversation).count("user") == len(typed) == 1
+    own = [m for m in conversation.messages if m["role"] == "user" and not is_injected(m)]
+    assert len(own) == len(typed) == 1
+    # The CLI's text around the typed words (the time before, a reminder after): marked context.
+    wrappers = [m for m in conversation.messages if m.get(INJECTED_KEY)]
+    assert [m[INJECTED_KEY] for m in wrappers] == ["context", "context"]
+    assert wrappers[0]["content"].startswith("<current_datetime>")
+    assert wrappers[1]["content"].startswith("<reminder>")
     # One system prompt (the second system.message repeats it) plus the autopilot nudge, a
     # user.message with no typed text.
     prompts = {e["data"]["content"] for e in events if e["type"] == "system.message"}
     assert len(prompts) == 1
     assert conversation.messages[0] == {"role": "system", "content": prompts.pop()}
     assert roles(conversation).count("system") == 2
-    assert len(conversation.messages) == 2 + len(typed) + len(assistant_events) + len(completes)
+    assert len(conversation.messages) == 2 + 3 * len(typed) + len(assistant_events) + len(completes)
     assert set(roles(conversation)) <= {"system", "user", "assistant", "tool"}
 
-    # The last real user request is the last user message (what the model was sent).
-    last_user = [m for m in conversation.messages if m["role"] == "user"][-1]
-    assert last_user["content"] == typed[-1]["data"]["transformedContent"]
-    assert typed[-1]["data"]["content"] in content_text(last_user)
+    # The last real user request is exactly what the user typed; with the CLI's text around it,
+    # it is everything the model was sent (but the whitespace at the seams).
+    assert own[-1]["content"] == typed[-1]["data"]["content"].strip()
+    sent = "\n\n".join([wrappers[0]["content"], own[-1]["content"], wrappers[1]["content"]])
+    assert sent == typed[-1]["data"]["transformedContent"]
+    assert last_user_index(conversation.messages) == conversation.messages.index(own[-1])
     assert conversation.title is not None
     assert conversation.title.startswith(typed[0]["data"]["content"][:20])
 
@@ -184,18 +192,31 @@ def test_handmade_session() -> None:
     text = _handmade()
     conversation = load_conversation(text)
     assert conversation.format == "copilot-cli"
-    assert roles(conversation) == ["system", "user", "assistant", "tool", "tool", "assistant"]
-    user, call_turn = conversation.messages[1], conversation.messages[2]
-    assert user["content"].endswith("Fix the failing test")
+    assert roles(conversation) == [
+        "system",
+        "user",
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+        "assistant",
+    ]
+    time, user, call_turn = conversation.messages[1:4]
+    assert time == {
+        "role": "user",
+        "content": "<current_datetime>now</current_datetime>",
+        INJECTED_KEY: "context",
+    }
+    assert user == {"role": "user", "content": "Fix the failing test"}
     assert conversation.title == "Fix the failing test"
     assert call_turn["content"] == "Let me look."
     assert call_turn["reasoning"] == "Check the tests first."
     assert [c["function"]["name"] for c in tool_calls(call_turn)] == ["bash", "view"]
     assert json.loads(tool_calls(call_turn)[0]["function"]["arguments"]) == {"command": "pytest"}
     # Results follow their calls in call order, though c2 completed first.
-    assert [m["tool_call_id"] for m in conversation.messages[3:5]] == ["c1", "c2"]
-    assert conversation.messages[3]["content"] == "1 failed"
-    assert "Error: no such file" in conversation.messages[4]["content"]
+    assert [m["tool_call_id"] for m in conversation.messages[4:6]] == ["c1", "c2"]
+    assert conversation.messages[4]["content"] == "1 failed"
+    assert "Error: no such file" in conversation.messages[5]["content"]
     defined, answered = assert_paired(conversation.messages)
     assert defined == answered == {"c1", "c2"}
     assert conversation.messages[-1]["content"] == "Fixed it."

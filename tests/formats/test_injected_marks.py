@@ -49,6 +49,13 @@ def test_marking_skips_other_roles_and_keeps_an_importers_own_mark() -> None:
     ]
     assert mark_injected_messages(messages) == 1
     assert [m.get(INJECTED_KEY) for m in messages] == [None, "hook", "task-notification", None]
+    # Reminders put before the user's words leave the turn the user's: readers strip them.
+    before = [
+        {"role": "user", "content": "<system-reminder>\nctx\n</system-reminder>\nShip it."},
+        {"role": "user", "content": "<system-reminder>a</system-reminder><system-reminder>b"},
+    ]
+    assert mark_injected_messages(before) == 1
+    assert [m.get(INJECTED_KEY) for m in before] == [None, "system-reminder"]
     assert last_user_index(messages) == 3
     # With nothing of the user's own in range, the latest user-role message still anchors.
     assert last_user_index(messages[:3]) == 2

@@ -1,155 +1,41 @@
-"""Google Antigravity trajectory exports: one step per line.
-
-A step is `{step_index, source (USER_EXPLICIT/MODEL/SYSTEM), type, status, created_at, content?,
-thinking?, tool_calls?, error?}`. `USER_INPUT` steps are the user's prompts; a `PLANNER_RESPONSE`
-is one model turn (text, `thinking`, and `tool_calls: [{name, args}]` whose every arg value is a
-JSON-encoded string); the action steps after it (`CODE_ACTION`, `VIEW_FILE`, `RUN_COMMAND`,
-`GENERIC`, ...) are the results of its calls. There are no call ids: results answer the open calls
-in order (preferring the call whose tool fits the step type), with ids made from the step index.
-System steps (`CONVERSATION_HISTORY`, `KNOWLEDGE_ARTIFACTS`, ...) are kept when they carry text
-the model was given; empty markers and ephemeral messages are reported by type.
-"""
+"""The Antigravity importer: every step of a trajectory read in order, into a Conversation
+with its import report, metadata and the checkpoints it recorded."""
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
-from compaction.formats.common import as_text, line_list, make_call, tool_message
+from compaction.formats.antigravity.steps import (
+    ACTION_TOOLS,
+    BRAIN,
+    FAILED,
+    MODEL_SETTING,
+    NAME,
+    PLANNER,
+    REQUEST_END,
+    SOURCES,
+    SYSTEM_STEPS,
+    TRUNCATED,
+    USER_INPUT,
+    decode_args,
+    is_step,
+    step_text,
+    title_of,
+)
+from compaction.formats.common import (
+    as_text,
+    line_list,
+    make_call,
+    mark_injected,
+    split_user_words,
+    tool_message,
+)
 from compaction.formats.conversation import Conversation, ImportReport, RecordedCompaction
 from compaction.formats.source import Document
 from compaction.messages import Message
 
-NAME = "antigravity"
-SOURCES = ("USER_EXPLICIT", "MODEL", "SYSTEM")
-USER_INPUT = "USER_INPUT"
-PLANNER = "PLANNER_RESPONSE"
-# Action steps and the tools whose results they hold (used to prefer the right open call when a
-# response made several; steps of other types still answer calls in order).
-ACTION_TOOLS: dict[str, tuple[str, ...]] = {
-    "CODE_ACTION": ("write_to_file", "replace_file_content", "multi_replace_file_content"),
-    "VIEW_FILE": ("view_file", "view_file_outline", "view_code_item", "view_content_chunk"),
-    "RUN_COMMAND": ("run_command",),
-    "COMMAND_STATUS": ("command_status",),
-    "SEND_COMMAND_INPUT": ("send_command_input",),
-    "GREP_SEARCH": ("grep_search",),
-    "FIND": ("find_by_name",),
-    "LIST_DIRECTORY": ("list_dir",),
-    "READ_URL_CONTENT": ("read_url_content",),
-    "SEARCH_WEB": ("search_web",),
-    "BROWSER_SUBAGENT": ("browser_subagent",),
-    "GENERIC": (),
-}
-# System injections: what each is and whether its text is kept for the model.
-SYSTEM_STEPS = {
-    "SYSTEM_MESSAGE": "system",
-    "CONVERSATION_HISTORY": "system",
-    "KNOWLEDGE_ARTIFACTS": "system",
-    "CHECKPOINT": "checkpoint",
-    "EPHEMERAL_MESSAGE": "ephemeral",
-    "ERROR_MESSAGE": "error",
-}
-FAILED = ("ERROR", "FAILED", "CANCELED", "CANCELLED")
-_BRAIN = re.compile(
-    r"antigravity/brain/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
-)
-_TRUNCATED = re.compile(r"\n<truncated (\d+) bytes>")
-_MODEL_SETTING = re.compile(r"setting `Model Selection` from .*? to (.+?)\.(?:\s|$)")
-_REQUEST = re.compile(r"<USER_REQUEST>\s*(.*?)\s*(?:</USER_REQUEST>|$)", re.DOTALL)
 
-
-def _is_step(record: Any) -> bool:
-    return (
-        isinstance(record, dict)
-        and isinstance(record.get("type"), str)
-        and "step_index" in record
-        and record.get("source") in SOURCES
-    )
-
-
-def sniff(doc: Document) -> tuple[bool, str]:
-    if doc.kind != "jsonl":
-        return False, "not JSON Lines"
-    steps = [r for r in doc.records if _is_step(r)]
-    if not steps:
-        return False, "no `{step_index, source, type}` trajectory steps"
-    if not any(s["type"] in (USER_INPUT, PLANNER) for s in steps):
-        return False, "no USER_INPUT or PLANNER_RESPONSE step"
-    if len(steps) * 2 < len(doc.records):
-        return False, "fewer than half of the lines are trajectory steps"
-    return True, f"{len(steps)} Antigravity trajectory steps `{{step_index, source, type}}`"
-
-
-def _decode_value(value: str) -> tuple[Any, bool]:
-    """One JSON-encoded arg value decoded, and whether the export had truncated it.
-
-    The export cuts long values (2,048 characters, then `\\n<truncated N bytes>`), which leaves
-    an unterminated JSON string: its prefix is decoded and the marker kept at the end.
-    """
-    try:
-        return json.loads(value), False
-    except json.JSONDecodeError:
-        pass
-    match = _TRUNCATED.search(value)
-    if match is None or match.end() != len(value) or not value.startswith('"'):
-        return value, False
-    prefix = value[: match.start()]
-    for cut in range(8):  # the cut may fall inside an escape such as \\u00e9
-        try:
-            text = json.loads(prefix[: len(prefix) - cut] + '"')
-        except json.JSONDecodeError:
-            continue
-        if isinstance(text, str):
-            return f"{text}\n<truncated {match.group(1)} bytes>", True
-    return value, True
-
-
-def _decode_args(args: Any, line: int, warnings: list[str], truncated: list[int]) -> Any:
-    """Arguments with each JSON-encoded string value decoded (a value that is not JSON stays)."""
-    if isinstance(args, str):
-        try:
-            args = json.loads(args)
-        except json.JSONDecodeError:
-            return {"input": args}
-    if not isinstance(args, dict):
-        if args is not None:
-            warnings.append(f"line {line}: tool-call args are not an object; kept as `value`")
-            return {"value": args}
-        return {}
-    decoded: dict[str, Any] = {}
-    for key, value in args.items():
-        if isinstance(value, str):
-            decoded[key], cut = _decode_value(value)
-            if cut:
-                truncated.append(line)
-        else:
-            decoded[key] = value
-    return decoded
-
-
-def _step_text(step: dict[str, Any]) -> str:
-    text = as_text(step.get("content"))
-    error = step.get("error")
-    status = str(step.get("status") or "")
-    if error:
-        error_text = as_text(error.get("message", error) if isinstance(error, dict) else error)
-        text = "\n".join(part for part in (text, f"Error: {error_text}") if part)
-    elif status.upper() in FAILED and not text:
-        text = f"(step {status})"
-    return text
-
-
-def _title(text: str, limit: int = 80) -> str | None:
-    """The user's request (inside `<USER_REQUEST>`) on one line, shortened."""
-    match = _REQUEST.search(text)
-    title = " ".join((match.group(1) if match else text).split())
-    if not title:
-        return None
-    return title if len(title) <= limit else title[: limit - 1] + "…"
-
-
-class _Import:
+class AntigravityImport:
     def __init__(self, doc: Document) -> None:
         self.messages: list[Message] = []  # without tool results; those are placed at the end
         self.results: dict[str, Message] = {}
@@ -173,7 +59,7 @@ class _Import:
 
     def step(self, line: int, step: dict[str, Any]) -> None:
         kind = step.get("type")
-        if not _is_step(step) or not isinstance(kind, str):
+        if not is_step(step) or not isinstance(kind, str):
             self.warnings.append(
                 f"line {line}: skipped a malformed step (needs `step_index`, a `source` of "
                 f"{'/'.join(SOURCES)} and a string `type`)"
@@ -187,13 +73,13 @@ class _Import:
                 self.metadata.setdefault("model", step[key])
         if "start_time" not in self.metadata and step.get("created_at"):
             self.metadata["start_time"] = step["created_at"]
-        text = _step_text(step)
-        if _TRUNCATED.search(text):
+        text = step_text(step)
+        if TRUNCATED.search(text):
             self.truncated_content.append(line)
-        setting = _MODEL_SETTING.search(text) if kind == USER_INPUT else None
+        setting = MODEL_SETTING.search(text) if kind == USER_INPUT else None
         if setting:
             self.metadata["model"] = setting.group(1)
-        match = _BRAIN.search(text)
+        match = BRAIN.search(text)
         if match and "conversation_id" not in self.metadata:
             self.metadata["conversation_id"] = match.group(1)
         if kind == USER_INPUT:
@@ -223,8 +109,15 @@ class _Import:
             return
         self.close_calls()
         if self.title is None:
-            self.title = _title(text)
-        self.messages.append({"role": "user", "content": text})
+            self.title = title_of(text)
+        # The prompt is `<USER_REQUEST>` (the user's words) followed by the IDE's own blocks
+        # (`<ADDITIONAL_METADATA>`: the local time; `<USER_SETTINGS_CHANGE>`): those become a
+        # message of their own, marked as context, so the request stays the user's alone.
+        end = text.find(REQUEST_END)
+        if text.lstrip().startswith("<USER_REQUEST>") and end >= 0:
+            self.messages.extend(split_user_words(text, 0, end + len(REQUEST_END), "context"))
+        else:
+            self.messages.append({"role": "user", "content": text})
         self.used()
 
     def planner(self, line: int, step: dict[str, Any], text: str) -> None:
@@ -252,7 +145,7 @@ class _Import:
                 make_call(
                     call_id,
                     name,
-                    _decode_args(raw.get("args"), line, self.warnings, self.truncated_args),
+                    decode_args(raw.get("args"), line, self.warnings, self.truncated_args),
                 )
             )
             self.open.append((call_id, name))
@@ -320,7 +213,8 @@ class _Import:
             self.compactions.append(
                 RecordedCompaction(position=len(self.messages), agent=NAME, summary=text, line=line)
             )
-            self.messages.append({"role": "user", "content": text})
+            # The checkpoint's summary of the earlier steps: the IDE's handoff, not the user.
+            self.messages.append(mark_injected({"role": "user", "content": text}, "compaction"))
             self.used()
         else:
             self.messages.append({"role": "system", "content": text})
@@ -394,10 +288,3 @@ class _Import:
             compactions=self.compactions,
             report=self.report,
         )
-
-
-def load(doc: Document) -> list[Conversation]:
-    state = _Import(doc)
-    for line, step in zip(doc.record_lines, doc.records, strict=True):
-        state.step(line, step)
-    return [state.finish()]

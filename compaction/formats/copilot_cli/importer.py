@@ -1,99 +1,33 @@
-"""GitHub Copilot CLI session event logs (`~/.copilot/session-state/<id>/events.jsonl`).
-
-Every line is an event `{type, data, id, timestamp, parentId}`. The conversation is spread over
-`user.message` (`transformedContent` is the text the model was sent, `content` what the user
-typed), `system.message` (the system prompt, repeated for each interaction), `assistant.message`
-(text, `reasoningText`, and `toolRequests` with their `toolCallId`s) and `tool.execution_complete`
-(the result, tied to its call by `toolCallId`). `tool.execution_start` repeats each request;
-turn markers, mode/model changes, usage and shutdown metrics are not conversation. Events with an
-`agentId` (or a `parentToolCallId`) belong to a sub-agent, whose own history the main model never
-sees: it gets the spawning tool's result. Every event is either imported or reported by type.
-"""
+"""The Copilot CLI importer: every event of a session log read in order, into a Conversation
+with its import report, metadata and the compactions the CLI recorded."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from compaction.formats.common import as_text, join_text, line_list, make_call, tool_message
+from compaction.formats.common import (
+    as_text,
+    join_text,
+    line_list,
+    make_call,
+    split_user_words,
+    tool_message,
+)
 from compaction.formats.conversation import Conversation, ImportReport, RecordedCompaction
+from compaction.formats.copilot_cli.events import (
+    NAME,
+    NOT_CONVERSATION,
+    TRIGGERS,
+    arguments_of,
+    image_parts,
+    result_text,
+    title_of,
+)
 from compaction.formats.source import Document
 from compaction.messages import Message
 
-NAME = "copilot-cli"
 
-# Event types seen in Copilot CLI logs (and the SDK's session-events schema) that carry no
-# conversation, with the reason each is left out.
-NOT_CONVERSATION = {
-    "assistant.turn_start": "turn marker, not conversation",
-    "assistant.turn_end": "turn marker, not conversation",
-    "assistant.intent": "UI intent label, not conversation",
-    "assistant.usage": "token usage metrics",
-    "assistant.message_delta": "streaming chunk; assistant.message holds the whole text",
-    "assistant.reasoning_delta": "streaming chunk; assistant.reasoning holds the whole text",
-    "assistant.streaming_delta": "streaming progress",
-    "tool.execution_partial_result": "streaming output; tool.execution_complete holds the result",
-    "tool.execution_progress": "progress message shown in the UI",
-    "session.model_change": "model switch (recorded in metadata)",
-    "session.mode_changed": "UI mode switch (interactive/plan/autopilot)",
-    "session.info": "UI notice, not sent to the model",
-    "session.warning": "UI notice, not sent to the model",
-    "session.idle": "idle marker",
-    "session.usage_info": "context usage metrics",
-    "session.task_complete": "repeats the task_complete tool call's summary",
-    "session.shutdown": "session metrics (recorded in metadata)",
-    "session.resume": "resume marker",
-    "session.context_changed": "working-directory change (recorded in metadata)",
-    "session.title_changed": "session title (recorded in metadata)",
-    "session.compaction_start": "compaction marker; session.compaction_complete holds the result",
-    "session.snapshot_rewind": "rewind marker",
-    "session.handoff": "handoff marker",
-    "abort": "the user aborted the turn",
-    "subagent.started": "sub-agent lifecycle marker",
-    "subagent.completed": "sub-agent lifecycle marker",
-    "subagent.failed": "sub-agent lifecycle marker",
-    "subagent.selected": "sub-agent lifecycle marker",
-    "subagent.deselected": "sub-agent lifecycle marker",
-    "hook.start": "hook lifecycle marker",
-    "hook.end": "hook lifecycle marker",
-    "skill.invoked": "skill load marker; the model gets the skill as a user.message",
-    "pending_messages.modified": "UI queue marker",
-}
-PREFIXES = ("session.", "user.", "assistant.", "tool.", "system.", "subagent.", "hook.")
-TRIGGERS = {
-    "threshold": "auto",
-    "context_limit_retry": "auto",
-    "memory_pressure": "auto",
-    "model_switch": "auto",
-    "manual": "manual",
-}
-
-
-def _is_event(record: Any) -> bool:
-    kind = record.get("type") if isinstance(record, dict) else None
-    return (
-        isinstance(kind, str)
-        and (kind.startswith(PREFIXES) or kind == "abort")
-        and isinstance(record.get("data"), dict)
-        and "id" in record
-    )
-
-
-def sniff(doc: Document) -> tuple[bool, str]:
-    if doc.kind != "jsonl":
-        return False, "not JSON Lines"
-    events = [r for r in doc.records if _is_event(r)]
-    if not events:
-        return False, 'no `{type: "session.*"/"user.message"/..., data, id}` events'
-    kinds = {e["type"] for e in events}
-    if not kinds & {"session.start", "user.message", "assistant.message"}:
-        return False, "no session.start, user.message or assistant.message event"
-    if len(events) * 2 < len(doc.records):
-        return False, "fewer than half of the lines are Copilot CLI events"
-    return True, f"{len(events)} Copilot CLI events `{{type, data, id, parentId}}`"
-
-
-class _Import:
+class CopilotImport:
     """The state of one import: messages without their results, results by call id."""
 
     def __init__(self, doc: Document) -> None:
@@ -230,7 +164,7 @@ class _Import:
         typed = raw if isinstance(raw, str) else ""
         sent = data.get("transformedContent")
         text = sent if isinstance(sent, str) and sent else typed
-        images = _image_parts(data.get("attachments"))
+        images = image_parts(data.get("attachments"))
         if not text and not images:
             self.skip("user.message", "empty message", line)
             return
@@ -243,7 +177,17 @@ class _Import:
             self.used()
             return
         if self.title is None:
-            self.title = _title(typed)
+            self.title = title_of(typed)
+        # `transformedContent` wraps what the user typed in the CLI's own text (the current
+        # time before it, `<reminder>` blocks after it): the typed words become a message of
+        # their own, the CLI's text around them messages marked as context.
+        at = text.find(typed.strip()) if typed.strip() and text != typed else -1
+        if at >= 0:
+            self.messages.extend(
+                split_user_words(text, at, at + len(typed.strip()), "context", images)
+            )
+            self.used()
+            return
         content: Any = text
         if images:
             content = [{"type": "text", "text": text}, *images] if text else images
@@ -277,7 +221,7 @@ class _Import:
                 self.warnings.append(f"line {line}: call {call_id} requested twice; kept once")
                 continue
             name = str(request.get("name") or "unknown")
-            calls.append(make_call(call_id, name, _arguments(request.get("arguments"))))
+            calls.append(make_call(call_id, name, arguments_of(request.get("arguments"))))
             self.calls[call_id] = message
         if calls:
             message["tool_calls"] = calls
@@ -314,7 +258,7 @@ class _Import:
             return
         call_id = str(call_id or f"copilot_{line}")
         call = make_call(
-            call_id, str(data.get("toolName") or "unknown"), _arguments(data.get("arguments"))
+            call_id, str(data.get("toolName") or "unknown"), arguments_of(data.get("arguments"))
         )
         target = self.turn_assistant
         if target is not None and target is self.messages[-1]:
@@ -345,7 +289,7 @@ class _Import:
             self.warnings.append(f"line {line}: a second result for call {call_id}; left out")
             self.skip("tool.execution_complete", "second result for the same call", line)
             return
-        self.results[call_id] = tool_message(call_id, _result_text(data))
+        self.results[call_id] = tool_message(call_id, result_text(data))
         self.used()
 
     def compaction(self, line: int, data: dict[str, Any]) -> None:
@@ -426,69 +370,3 @@ class _Import:
             compactions=self.compactions,
             report=self.report,
         )
-
-
-def _title(text: str, limit: int = 80) -> str | None:
-    """What the user typed, on one line, shortened."""
-    title = " ".join(text.split())
-    if not title:
-        return None
-    return title if len(title) <= limit else title[: limit - 1] + "…"
-
-
-def _arguments(value: Any) -> Any:
-    """Tool arguments as a JSON-ready value; raw text (custom tools) becomes `{"input": text}`."""
-    if isinstance(value, str):
-        try:
-            json.loads(value)
-        except json.JSONDecodeError:
-            return {"input": value}
-    return value
-
-
-def _result_text(data: dict[str, Any]) -> str:
-    result = data.get("result")
-    text = ""
-    if isinstance(result, dict):
-        if isinstance(result.get("content"), str):
-            text = result["content"]
-        elif isinstance(result.get("contents"), list):
-            text = join_text(
-                [
-                    as_text(part.get("text", part)) if isinstance(part, dict) else as_text(part)
-                    for part in result["contents"]
-                ],
-                "\n",
-            )
-        else:
-            text = as_text(result.get("detailedContent"))
-    elif result is not None:
-        text = as_text(result)
-    if data.get("success") is False:
-        error = data.get("error")
-        message = error.get("message") if isinstance(error, dict) else error
-        text = join_text(
-            [text, f"Error: {as_text(message)}" if message else "Error: tool failed"], "\n"
-        )
-    return text
-
-
-def _image_parts(attachments: Any) -> list[dict[str, Any]]:
-    parts = []
-    for attachment in attachments if isinstance(attachments, list) else []:
-        if (
-            isinstance(attachment, dict)
-            and attachment.get("type") == "blob"
-            and str(attachment.get("mimeType", "")).startswith("image/")
-            and isinstance(attachment.get("data"), str)
-        ):
-            url = f"data:{attachment['mimeType']};base64,{attachment['data']}"
-            parts.append({"type": "image_url", "image_url": {"url": url}})
-    return parts
-
-
-def load(doc: Document) -> list[Conversation]:
-    state = _Import(doc)
-    for line, record in zip(doc.record_lines, doc.records, strict=True):
-        state.event(line, record)
-    return [state.finish()]
