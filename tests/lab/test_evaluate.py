@@ -6,7 +6,6 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from llm_server import LLMServer
@@ -195,25 +194,7 @@ _SESSION_FILES = sorted(
 )
 
 
-# The SWE-agent text-action run's observations arrive as user turns, which the importer now marks
-# as tool results (issue 22: the latest request is the issue, not "Your command ran
-# successfully"). The extractive summariser skips every marked user turn before it reads error
-# lines from it (summarizers/extractive/scan.py, Scanner.user), so one error the observations
-# reported leaves Blocked: the summariser's owner keeps `blocked` for kind "tool-result", then
-# this strict mark fails and goes.
-_SUMMARISER_READS_TOOL_RESULT_TURNS = {
-    "sweagent-testdata-gpt4__pydicom__pydicom-1458.traj": "summariser drops errors of user turns "
-    "marked tool-result (summarizers/extractive/scan.py)",
-}
-
-
-def _session_param(path: Path) -> Any:
-    reason = _SUMMARISER_READS_TOOL_RESULT_TURNS.get(path.name)
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-    return pytest.param(path, marks=marks, id=path.name[:48])
-
-
-@pytest.mark.parametrize("path", [_session_param(p) for p in _SESSION_FILES])
+@pytest.mark.parametrize("path", _SESSION_FILES, ids=lambda p: p.name[:48])
 def test_compaction_keeps_at_least_the_facts_of_the_baselines_and_stays_valid(path: Path) -> None:
     # The corpus files join the samples when ../shared/corpus is present.
     from compaction.formats import load_conversations

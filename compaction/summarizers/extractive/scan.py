@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from compaction.messages import (
+    INJECTED_KEY,
     Message,
     call_arguments,
     call_name,
@@ -41,6 +42,8 @@ COMMAND_MAX_CHARS = 80
 #: session's text is tool output, and the identifiers that matter next are the recent ones.
 IDENTIFIER_SCAN_CHARS = 300_000
 SKIP_LINES = (DUPLICATE_MARKER, STUB_RESULT)
+#: Injected user turns whose error lines are a real failure, not the user's words about one.
+_FAILURE_CARRIERS = ("tool-result", "hook", "stop-hook")
 
 
 class _Scanner:
@@ -82,6 +85,10 @@ class _Scanner:
             for path in facts.paths:
                 self.touch(path, "mentioned", index)
             self._identifiers(index, facts.identifiers, prose=False)
+            if message.get(INJECTED_KEY) in _FAILURE_CARRIERS:
+                # A tool's output or a hook's verdict sent as a user turn: its error lines are
+                # the failure itself (SWE-agent observations, a failing pre-commit hook).
+                self.findings.blocked.extend((index, line) for line in facts.blocked)
             return
         findings = self.findings
         if findings.first_user is None:

@@ -336,3 +336,25 @@ def test_a_users_should_and_instead_are_constraints() -> None:
     assert "- The details should be in my profile." in constraints
     assert "- Let's cancel it instead." in constraints
     assert "Thanks" not in constraints
+
+
+def test_an_error_in_a_tool_result_carried_by_a_user_turn_is_blocked_not_the_users_ask() -> None:
+    # SWE-agent text-action runs send each observation as a user turn, which the importer marks
+    # as a tool result: its traceback is the failure, never the user's goal or request.
+    observation = (
+        "Traceback (most recent call last):\n"
+        '  File "reproduce.py", line 3, in <module>\n'
+        "AttributeError: 'Dataset' object has no attribute 'PixelData'\n"
+    )
+    turns = [
+        {"role": "user", "content": REQUEST},
+        {"role": "assistant", "content": "python reproduce.py"},
+        {"role": "user", "content": observation, "injected": "tool-result"},
+        {"role": "assistant", "content": "The dataset has no pixel data yet."},
+    ]
+    summary, _ = summarize(turns)
+    assert "AttributeError: 'Dataset' object has no attribute 'PixelData'" in (
+        summary.sections["Blocked"]
+    )
+    assert "Traceback" not in summary.sections["Pending User Asks"]
+    assert "AttributeError" not in summary.sections["Constraints & Preferences"]
