@@ -74,10 +74,16 @@ def rows(corpus: Path, every: bool = False) -> list[dict[str, Any]]:
             result = evaluation.outcomes[COMPACTION].result
             task = _active_task(result)
             ran = result is not None and not result.skipped
-            own = latest is not None and (
-                not ran
-                or measure.normalise(latest[1])[:200] in measure.normalise(task)
-                or measure.normalise(task)[:200] in measure.normalise(latest[1])
+            # None: the user never speaks (a subagent file whose only turn is the harness's
+            # compaction prompt), so there is no request of theirs to carry.
+            own = (
+                None
+                if latest is None
+                else (
+                    not ran
+                    or measure.normalise(latest[1])[:200] in measure.normalise(task)
+                    or measure.normalise(task)[:200] in measure.normalise(latest[1])
+                )
             )
             found.append(
                 {
@@ -104,7 +110,7 @@ def print_table(table: list[dict[str, Any]]) -> None:
         print(
             f"{row['session'][:72]:<72} {row['messages']:>5} {row['tokens']:>8} "
             f"{row['facts']:>5} {row['ours']:>8.3f} {row['matched']:>6.3f} {row['gap']:>+6.3f} "
-            f"{('yes' if row['own_request'] else 'NO') + ('' if row['ran'] else ' (skip)'):>9}"
+            f"{_own(row['own_request']) + ('' if row['ran'] else ' (skip)'):>9}"
         )
     if not table:
         return
@@ -112,13 +118,20 @@ def print_table(table: list[dict[str, Any]]) -> None:
     ours = sum(row["ours"] for row in table) / len(table)
     theirs = sum(row["matched"] for row in table) / len(table)
     losses = [row["session"] for row in table if row["gap"] < 0]
-    not_own = [row["session"] for row in table if not row["own_request"]]
+    not_own = [row["session"] for row in table if row["own_request"] is False]
+    no_user = [row["session"] for row in table if row["own_request"] is None]
     print(
         f"\nmean structural recall: pipeline {ours:.3f}, head-tail-matched {theirs:.3f}, "
         f"gap {mean:+.3f} over {len(table)} sessions"
     )
     print(f"sessions where the pipeline loses: {len(losses)} {losses if losses else ''}")
     print(f"Active Task not the user's own latest request: {len(not_own)} {not_own or ''}")
+    if no_user:
+        print(f"no message of the user's own (only the harness speaks): {len(no_user)} {no_user}")
+
+
+def _own(own_request: bool | None) -> str:
+    return "n/a" if own_request is None else "yes" if own_request else "NO"
 
 
 def write_summary(corpus: Path, target: Path) -> None:

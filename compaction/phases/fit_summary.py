@@ -8,8 +8,9 @@ a plain head+tail cut kept them verbatim. So Fit shortens a summary's sections o
 CUT_ORDER: the record of what was done and looked at first (down to LAST_ROUND_KEEP_CHARS each),
 and only in Fit's last round, after every other text was cut to its floor, the sections the agent
 cannot resume without — Blocked, Pending User Asks, Goal, Constraints & Preferences and Active
-Task, last of all. Each section keeps
-its heading and its first and last part around the marker, so the summary still parses into its
+Task, last of all. Within a section whole lines go before a line is cut (the oldest first in a
+history, the last first in a ranking such as Critical Context), and a labelled list such as
+`- URLs: a, b, c` loses whole items; every heading stays, so the summary still parses into its
 13 sections.
 """
 
@@ -81,7 +82,7 @@ def cut_summary(text: str, remove: int, keep_head: int, floor: int) -> str:
             continue  # Fit's first round: only the record of work; the user's words wait
         else:
             body_floor = floor
-        shorter = cut_section(body, left, body_floor)
+        shorter = cut_section(body, left, body_floor, oldest_first=name not in RANKED)
         left -= len(body) - len(shorter)
         bodies[name] = shorter
     pieces = [text[: spans[0][1]]]
@@ -92,22 +93,58 @@ def cut_summary(text: str, remove: int, keep_head: int, floor: int) -> str:
     return "".join(pieces)
 
 
-def cut_section(body: str, remove: int, floor: int) -> str:
+#: Sections whose lines are a ranking or a set of labelled lists rather than a history: their
+#: last lines go first. Every other list is in the order things happened, and its oldest lines
+#: go first (the later rule or ask is the one in force).
+RANKED: tuple[str, ...] = ("Critical Context", "Relevant Files", "Active State")
+_LABELLED_LIST = re.compile(r"^(?P<label>(?:- )?[^,:]{1,60}: )(?P<items>.+, .+)$")
+
+
+def cut_section(body: str, remove: int, floor: int, oldest_first: bool = True) -> str:
     """A section's body with about `remove` characters cut, keeping at least `floor`: whole
-    lines first, the oldest first (a list's items are in the order they happened, and the later
-    rule or ask is the one in force), so what is left is whole sentences rather than a half
-    sentence either side of the marker; the last line left is cut in its middle if needed."""
+    lines first (the oldest first, or the last first with `oldest_first=False`), so what is left
+    is whole sentences rather than a half sentence either side of the marker; then a labelled
+    list (`- URLs: a, b, c`) loses whole items from its end, and any other line left is cut in
+    its middle."""
     lines = body.split("\n")
-    dropped = chars = 0
-    while dropped < len(lines) - 1 and chars < remove:
-        line = len(lines[dropped]) + 1
+    order = range(len(lines)) if oldest_first else range(len(lines) - 1, -1, -1)
+    dropped: set[int] = set()
+    chars = 0
+    for position in order:
+        if len(dropped) == len(lines) - 1 or chars >= remove:
+            break
+        line = len(lines[position]) + 1
         if len(body) - chars - line < floor:
             break
         chars += line
-        dropped += 1
+        dropped.add(position)
+    kept = [line for position, line in enumerate(lines) if position not in dropped]
+    if len(kept) == 1 and chars < remove:
+        shorter = _cut_list_items(kept[0], remove - chars, floor)
+        if shorter is not None:
+            chars += len(kept[0]) - len(shorter)
+            kept = [shorter]
     if chars < MIN_CUT_CHARS:
         return cut_text(body, remove, floor=floor)
-    rest = "\n".join(lines[dropped:])
+    rest = "\n".join(kept)
     if chars < remove:
         rest = cut_text(rest, remove - chars, floor=floor)
-    return f"{fit_marker(chars)}\n{rest}"
+    marker = fit_marker(chars)
+    return f"{marker}\n{rest}" if oldest_first else f"{rest}\n{marker}"
+
+
+def _cut_list_items(line: str, remove: int, floor: int) -> str | None:
+    """A labelled list line without its last items (about `remove` chars, at least one item and
+    `floor` chars kept); None when the line is not such a list."""
+    match = _LABELLED_LIST.match(line)
+    if match is None:
+        return None
+    items = match.group("items").split(", ")
+    kept = len(items)
+    text = line
+    while kept > 1 and len(line) - len(text) < remove:
+        shorter = match.group("label") + ", ".join(items[: kept - 1])
+        if len(shorter) < floor:
+            break
+        kept, text = kept - 1, shorter
+    return text if kept < len(items) else None

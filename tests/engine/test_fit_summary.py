@@ -116,3 +116,33 @@ def test_small_windows_keep_the_users_constraints_on_tau_bench() -> None:
         ours = evaluation.outcomes[COMPACTION].row()["recall_structural"]
         theirs = evaluation.outcomes[MATCHED].row()["recall_structural"]
         assert ours >= theirs, f"run {index}: {ours} < {theirs}"
+
+
+def test_a_ranked_section_loses_its_last_lines_and_a_labelled_list_whole_items() -> None:
+    urls = [f"https://example.com/docs/page-{n}" for n in range(20)]
+    body = (
+        "- URLs: "
+        + ", ".join(urls)
+        + "\n- Versions: "
+        + ", ".join(f"1.{n}.0 (crate{n})" for n in range(40))
+    )
+    shorter = cut_section(body, len(body) // 2 + 200, LAST_ROUND_KEEP_CHARS, oldest_first=False)
+    kept, marker = shorter.split("\n")
+    assert "chars cut to fit the context window" in marker
+    assert kept.startswith("- URLs: https://example.com/docs/page-0, ")
+    assert all(url in urls for url in kept.removeprefix("- URLs: ").split(", "))  # whole items
+
+
+def test_a_copilot_session_squeezed_by_fit_keeps_its_urls() -> None:
+    # Fit once dropped the URL line of Critical Context whole (it came first) and kept the
+    # dependency versions: the session lost to head+tail at equal tokens.
+    path = CORPUS / "copilotcli-vibecodingtracker__test_conversation_copilot.jsonl"
+    if not path.is_file():
+        pytest.skip("the shared corpus is not here")
+    from compaction.formats import load_conversations
+    from compaction.lab.evaluate import COMPACTION, MATCHED, evaluate
+
+    evaluation = evaluate(load_conversations(path)[0], strategies=(COMPACTION, MATCHED))
+    ours = evaluation.outcomes[COMPACTION].row()["recall_structural"]
+    theirs = evaluation.outcomes[MATCHED].row()["recall_structural"]
+    assert ours > theirs
