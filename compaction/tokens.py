@@ -10,6 +10,7 @@ tokens of per-message overhead; each image part counts 1,600 tokens.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import math
 import os
@@ -195,8 +196,13 @@ class TiktokenCounter(_CachedCounter):
     def _count_batch(self, texts: list[str]) -> None:
         """Encode a large batch on every core: tiktoken's encoder releases the GIL, so threads
         run it in parallel. A small batch is not worth a thread pool (nor is one core)."""
-        workers = min(os.cpu_count() or 1, MAX_ENCODE_THREADS)
-        if workers < 2 or sum(map(len, texts)) < PARALLEL_MIN_CHARS:
+        # The size first: an agent counts one appended message per call, and asking the OS
+        # for its core count on each of those calls cost more than encoding the message.
+        if sum(map(len, texts)) < PARALLEL_MIN_CHARS:
+            super()._count_batch(texts)
+            return
+        workers = min(_cores(), MAX_ENCODE_THREADS)
+        if workers < 2:
             super()._count_batch(texts)
             return
         from concurrent.futures import ThreadPoolExecutor  # only a large batch needs a pool
@@ -213,6 +219,12 @@ class TiktokenCounter(_CachedCounter):
                 self._cache.update(zip(chunk, counted, strict=True))
 
 
+@functools.cache
+def _cores() -> int:
+    """The machine's cores, asked once (os.cpu_count reads /proc on every call)."""
+    return os.cpu_count() or 1
+
+
 class RoughCounter(_CachedCounter):
     """Characters / 4, rounded up: the estimate many agents use, to compare against."""
 
@@ -220,6 +232,15 @@ class RoughCounter(_CachedCounter):
 
     def _count_text(self, text: str) -> int:
         return math.ceil(len(text) / 4)
+
+
+def count_each(counter: TokenCounter, messages: Sequence[Message]) -> list[int]:
+    """Each message's tokens, in one batch when the counter can (ours encode a large batch on
+    every core); any other TokenCounter one message at a time."""
+    batch = getattr(counter, "counts", None)
+    if callable(batch):
+        return list(batch(messages))
+    return [counter.count_message(message) for message in messages]
 
 
 _SHARED: dict[tuple[str, str], _CachedCounter] = {}

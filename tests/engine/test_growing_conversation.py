@@ -13,7 +13,8 @@ import pytest
 
 from compaction import CompactionConfig, Compactor
 from compaction.errors import InvalidConversationError
-from compaction.message_input import GrowingConversation, validate_messages
+from compaction.growing_conversation import GrowingConversation, check_once
+from compaction.message_input import validate_messages
 from compaction.tokens import RoughCounter
 
 
@@ -160,3 +161,43 @@ def test_the_quick_surrogate_test_agrees_with_the_repair(node: Any) -> None:
     from compaction.message_input import _holds_surrogates, _without_surrogates
 
     assert _holds_surrogates(node) == (_without_surrogates(node)[1] > 0)
+
+
+# -- the process-wide check: a re-run with other budgets is a new Compactor ----------------------
+
+
+def test_a_conversation_checked_again_in_the_process_is_reused_unchanged() -> None:
+    conversation = repairing_conversation()
+    first = check_once(conversation)
+    assert first[:2] == validate_messages(conversation)
+    again = check_once(list(conversation))  # another list, the same message objects
+    assert again[:2] == first[:2]
+    assert again[2] == len(conversation)  # nothing checked again
+
+
+def test_the_process_wide_check_sees_edits_in_place_even_of_a_repaired_copy() -> None:
+    conversation = repairing_conversation()
+    checked, _, _ = check_once(conversation)
+    conversation[9]["content"].append("another bare string")  # an input edited in place
+    checked, repairs, reused = check_once(conversation)
+    assert reused == 0
+    assert (checked, repairs) == validate_messages(conversation)
+    # Message 1 was repaired (a lone surrogate): the check hands out a copy. Someone editing
+    # that copy in place must not get the edit back from the next check.
+    checked[1]["content"] = "edited by a caller"
+    checked, repairs, reused = check_once(conversation)
+    assert reused == 0
+    assert (checked, repairs) == validate_messages(conversation)
+    assert checked[1]["content"] != "edited by a caller"
+
+
+def test_compactors_on_the_same_messages_give_what_fresh_checks_give() -> None:
+    conversation = repairing_conversation() * 3  # long enough that several compactions differ
+    config = CompactionConfig(context_length=2_000, counter="rough")
+    first = Compactor(config).compress(conversation, force=True)
+    again = Compactor(config.replace(tail_token_ratio=0.1)).compress(conversation, force=True)
+    fresh = Compactor(config.replace(tail_token_ratio=0.1))
+    fresh_checked, fresh_repairs = validate_messages(conversation)
+    assert again.repairs == fresh_repairs == first.repairs
+    assert [m.get("role") for m in fresh_checked] == [m.get("role") for m in conversation]
+    assert fresh.compress(conversation, force=True).messages == again.messages

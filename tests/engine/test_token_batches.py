@@ -7,8 +7,7 @@ from typing import Any
 import pytest
 
 from compaction import tokens
-from compaction.compactor import count_each
-from compaction.tokens import RoughCounter, TiktokenCounter
+from compaction.tokens import RoughCounter, TiktokenCounter, count_each
 
 
 def conversation() -> list[dict[str, Any]]:
@@ -34,7 +33,7 @@ def test_batch_counts_equal_counting_each_message_alone(
 ) -> None:
     if threaded:
         monkeypatch.setattr(tokens, "PARALLEL_MIN_CHARS", 0)
-        monkeypatch.setattr(tokens.os, "cpu_count", lambda: 2)
+        monkeypatch.setattr(tokens, "_cores", lambda: 2)
     messages = conversation()
     one_by_one = [TiktokenCounter("gpt-4o").count_message(message) for message in messages]
     batched = TiktokenCounter("gpt-4o")
