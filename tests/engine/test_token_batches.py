@@ -60,3 +60,43 @@ def test_count_each_accepts_any_token_counter() -> None:
             return sum(map(self.count_message, messages))
 
     assert count_each(Words(), [{"role": "user", "content": "a b c"}]) == [3]
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_the_faster_rank_reader_gives_tiktokens_own_ranks(name: str) -> None:
+    """`read_ranks` replaces tiktoken's parser while an encoding loads: the same dict."""
+    from tiktoken.load import load_tiktoken_bpe
+
+    tokens.load_encoding(name)  # points tiktoken's cache at the bundled files
+    urls = {
+        "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+        "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
+    }
+    assert tokens.read_ranks(urls[name]) == load_tiktoken_bpe(urls[name])
+
+
+def test_the_faster_rank_reader_defers_to_tiktoken_on_a_malformed_file(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tiktoken.load import load_tiktoken_bpe
+
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")  # tiktoken would cache the file beside its own
+
+    odd = tmp_path / "odd.tiktoken"
+    odd.write_bytes(b"IQ== 0\nIg== 1\nIw==\n")  # a rank missing
+    with pytest.raises(ValueError) as ours:
+        tokens.read_ranks(str(odd))
+    with pytest.raises(ValueError) as theirs:
+        load_tiktoken_bpe(str(odd))
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_an_encoding_loaded_with_the_faster_reader_counts_as_tiktoken_does() -> None:
+    import tiktoken
+    import tiktoken_ext.openai_public as constructors
+
+    ours = tokens.load_encoding("o200k_base")
+    theirs = tiktoken.Encoding(**constructors.o200k_base())  # tiktoken's own parser
+    text = "naïve café — 東京 def handler(request): return 200 <|endoftext|> \ud83d\ude00"
+    assert ours.encode(text, disallowed_special=()) == theirs.encode(text, disallowed_special=())
+    assert ours.n_vocab == theirs.n_vocab
