@@ -19,7 +19,7 @@ from typing import Any
 
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError, InvalidConversationError
-from compaction.growing_conversation import GrowingConversation
+from compaction.growing_conversation import GrowingConversation, check_and_count_once
 from compaction.messages import Message
 from compaction.phases.assemble import assemble
 from compaction.phases.boundaries import boundaries_phase, find_head_end
@@ -81,6 +81,11 @@ class Compactor:
         """validate_messages(messages) and each checked message's tokens, reusing the work of
         the previous call for the unchanged messages it began with. `remember=False` (a
         compress) reuses but keeps nothing new: a one-shot compress never needs it again."""
+        if not remember and not self._conversation.holds(messages):
+            # Not the conversation this Compactor has been following: a one-shot compress, or a
+            # re-run of one with other budgets (a new Compactor). The process remembers the last
+            # such conversation's check and counts.
+            return check_and_count_once(messages, self.counter)
         checked, repairs, counted = self._conversation.check(messages, remember)
         if self._counted_with is not self.counter:  # someone swapped the counter: recount all
             self._counts, self._counted_with, counted = [], self.counter, 0

@@ -15,6 +15,7 @@ from typing import Any
 
 from compaction.message_input import Passes, as_message_list, check_from
 from compaction.messages import Message
+from compaction.tokens import TokenCounter, count_each
 
 
 class GrowingConversation:
@@ -65,6 +66,14 @@ class GrowingConversation:
             raise
         return list(self._checked), repairs, reused
 
+    def holds(self, messages: Any) -> bool:
+        """True when `messages` are exactly the messages last checked, all unchanged."""
+        return (
+            isinstance(messages, list | tuple)
+            and len(messages) > 0
+            and self._unchanged_prefix(messages) == len(messages)
+        )
+
     def _unchanged_prefix(self, messages: list[Any] | tuple[Any, ...]) -> int:
         """len(checked) when every checked message is still there, unchanged; else 0."""
         known = len(self._inputs)
@@ -106,17 +115,51 @@ def _structure_copy(node: Any) -> Any:
     return node
 
 
-# The conversation a one-shot check saw last, in this process. A sweep, the app's sliders or a
-# user's second try compact the same messages again with other budgets, each time through a new
-# Compactor; checking them again gave the same result every time. One conversation is kept (its
-# messages stay alive, plus a structural copy of their dicts and lists: about 1% of a cold
-# compress to take, and the check it saves is about 3%, on every later run).
+# The conversation a one-shot compress saw last, in this process, with its messages' token
+# counts per counter. A sweep, the app's sliders or a user's second try compact the same
+# messages again with other budgets, each time through a new Compactor; checking and counting
+# them again gave the same answers every time. One conversation is kept (its messages stay
+# alive, plus a structural copy of their dicts and lists: about 1% of a cold compress to take;
+# the check and the count it saves are most of the rest of a re-run's own work).
 _LAST_CHECKED = GrowingConversation()
-_LAST_CHECKED_LOCK = threading.Lock()  # Streamlit runs sessions in threads
+_LAST_COUNTS: dict[int, tuple[TokenCounter, list[int]]] = {}  # id(counter) -> its counts
+_LAST_GENERATION = [0]  # bumped whenever the checked messages start over
+_MAX_COUNTERS = 4  # a Compactor with its own counter each time must not grow this without end
+_LAST_LOCK = threading.Lock()  # Streamlit runs sessions in threads
 
 
 def check_once(messages: Any) -> tuple[list[Message], list[str], int]:
     """`validate_messages(messages)` (plus how many messages were reused), reusing the last
     conversation checked this way in this process when its messages come back unchanged."""
-    with _LAST_CHECKED_LOCK:
-        return _LAST_CHECKED.check(messages)
+    with _LAST_LOCK:
+        return _check_last(messages)
+
+
+def _check_last(messages: Any) -> tuple[list[Message], list[str], int]:
+    checked, repairs, reused = _LAST_CHECKED.check(messages)
+    if reused == 0:  # another conversation, or an earlier message changed: no count holds
+        _LAST_COUNTS.clear()
+        _LAST_GENERATION[0] += 1
+    return checked, repairs, reused
+
+
+def check_and_count_once(
+    messages: Any, counter: TokenCounter
+) -> tuple[list[Message], list[str], list[int]]:
+    """(checked messages, repairs, each one's tokens) as `validate_messages` and `count_each`
+    give them, reusing the last conversation's check and counts while its messages come back
+    unchanged (a longer conversation reuses them for the messages it begins with)."""
+    with _LAST_LOCK:
+        checked, repairs, reused = _check_last(messages)
+        generation = _LAST_GENERATION[0]
+        entry = _LAST_COUNTS.get(id(counter))
+        known = list(entry[1][:reused]) if entry is not None and entry[0] is counter else []
+    # Counted outside the lock: a cold count takes a while, and other threads' re-runs need not
+    # wait for it. Each message's count depends on nothing but the message and the counter.
+    counts = known + count_each(counter, checked[len(known) :])
+    with _LAST_LOCK:
+        if _LAST_GENERATION[0] == generation:
+            if id(counter) not in _LAST_COUNTS and len(_LAST_COUNTS) >= _MAX_COUNTERS:
+                del _LAST_COUNTS[next(iter(_LAST_COUNTS))]  # the counter stored first
+            _LAST_COUNTS[id(counter)] = (counter, list(counts))
+    return checked, repairs, counts

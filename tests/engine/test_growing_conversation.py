@@ -13,7 +13,11 @@ import pytest
 
 from compaction import CompactionConfig, Compactor
 from compaction.errors import InvalidConversationError
-from compaction.growing_conversation import GrowingConversation, check_once
+from compaction.growing_conversation import (
+    GrowingConversation,
+    check_and_count_once,
+    check_once,
+)
 from compaction.message_input import validate_messages
 from compaction.tokens import RoughCounter
 
@@ -201,3 +205,19 @@ def test_compactors_on_the_same_messages_give_what_fresh_checks_give() -> None:
     assert again.repairs == fresh_repairs == first.repairs
     assert [m.get("role") for m in fresh_checked] == [m.get("role") for m in conversation]
     assert fresh.compress(conversation, force=True).messages == again.messages
+
+
+def test_the_process_wide_counts_are_each_messages_tokens_and_follow_edits() -> None:
+    counter = RoughCounter()
+    conversation = repairing_conversation()
+    checked, _, counts = check_and_count_once(conversation, counter)
+    assert counts == [counter.count_message(message) for message in checked]
+    assert check_and_count_once(list(conversation), counter)[2] == counts  # reused
+    conversation[0]["content"] = "You are a coding agent. " * 50  # an edit in place
+    checked, _, counts = check_and_count_once(conversation, counter)
+    assert counts == [counter.count_message(message) for message in checked]
+    longer = [*conversation, {"role": "user", "content": "and one more thing " * 30}]
+    checked, _, counts = check_and_count_once(longer, counter)
+    assert counts == [counter.count_message(message) for message in checked]
+    other = RoughCounter()  # another counter never gets the first one's counts
+    assert check_and_count_once(longer, other)[2] == counts
