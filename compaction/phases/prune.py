@@ -8,7 +8,6 @@ exactly as Phase 2 walks it, so recent outputs are never touched.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Sequence
@@ -97,6 +96,8 @@ def content_digest(content: str) -> str:
     """The MD5 a dedupe row names its output by in the report."""
     digest = _DIGESTS.get(content)
     if digest is None:
+        import hashlib  # only a conversation with duplicates needs it (OpenSSL costs ~3 ms)
+
         digest = _remember(_DIGESTS, content, hashlib.md5(content.encode("utf-8")).hexdigest())
     return digest
 
