@@ -66,6 +66,14 @@ class GrowingConversation:
             raise
         return list(self._checked), repairs, reused
 
+    def remembers_start_of(self, messages: list[Any] | tuple[Any, ...]) -> bool:
+        """True when `messages` begin with every message this object remembers, unchanged."""
+        return self._unchanged_prefix(messages) > 0
+
+    def forget(self) -> None:
+        """Drop what was remembered (and the copies that kept it checkable)."""
+        self._reset()
+
     def holds(self, messages: Any) -> bool:
         """True when `messages` are exactly the messages last checked, all unchanged."""
         return (
@@ -118,12 +126,15 @@ def _structure_copy(node: Any) -> Any:
 # The conversation a one-shot compress saw last, in this process, with its messages' token
 # counts per counter. A sweep, the app's sliders or a user's second try compact the same
 # messages again with other budgets, each time through a new Compactor; checking and counting
-# them again gave the same answers every time. One conversation is kept (its messages stay
-# alive, plus a structural copy of their dicts and lists: about 1% of a cold compress to take;
-# the check and the count it saves are most of the rest of a re-run's own work).
+# them again gave the same answers every time. Remembering costs a structural copy of every
+# message's dicts and lists, and tens of thousands of new containers bring on a full garbage
+# collection: together ~5% of a cold compress. Most one-shot compresses (the command line, an
+# agent's own `/compress`) are the only one their messages get, so the first sighting only
+# notes which messages these were, and the copy is taken when the same messages come back.
 _LAST_CHECKED = GrowingConversation()
+_LAST_SEEN: list[Any] = []  # the messages of a first sighting (not yet remembered)
 _LAST_COUNTS: dict[int, tuple[TokenCounter, list[int]]] = {}  # id(counter) -> its counts
-_LAST_GENERATION = [0]  # bumped whenever the checked messages start over
+_LAST_GENERATION = [0]  # bumped whenever the remembered messages start over
 _MAX_COUNTERS = 4  # a Compactor with its own counter each time must not grow this without end
 _LAST_LOCK = threading.Lock()  # Streamlit runs sessions in threads
 
@@ -132,15 +143,33 @@ def check_once(messages: Any) -> tuple[list[Message], list[str], int]:
     """`validate_messages(messages)` (plus how many messages were reused), reusing the last
     conversation checked this way in this process when its messages come back unchanged."""
     with _LAST_LOCK:
-        return _check_last(messages)
+        checked, repairs, reused, _ = _check_last(messages)
+        return checked, repairs, reused
 
 
-def _check_last(messages: Any) -> tuple[list[Message], list[str], int]:
-    checked, repairs, reused = _LAST_CHECKED.check(messages)
-    if reused == 0:  # another conversation, or an earlier message changed: no count holds
-        _LAST_COUNTS.clear()
-        _LAST_GENERATION[0] += 1
-    return checked, repairs, reused
+def _check_last(messages: Any) -> tuple[list[Message], list[str], int, bool]:
+    """(checked, repairs, how many were reused, whether the messages are now remembered)."""
+    messages = as_message_list(messages)
+    if _LAST_CHECKED.remembers_start_of(messages) or _seen_again(messages):
+        _LAST_SEEN.clear()
+        checked, repairs, reused = _LAST_CHECKED.check(messages)
+        if reused == 0:  # remembered afresh: no earlier count holds
+            _LAST_COUNTS.clear()
+            _LAST_GENERATION[0] += 1
+        return checked, repairs, reused, True
+    checked = []
+    repairs = check_from(messages, 0, checked, Passes())  # what validate_messages does
+    _LAST_CHECKED.forget()
+    _LAST_COUNTS.clear()
+    _LAST_GENERATION[0] += 1
+    _LAST_SEEN[:] = messages  # references only: the identity of each message
+    return checked, repairs, 0, False
+
+
+def _seen_again(messages: list[Any] | tuple[Any, ...]) -> bool:
+    """True when `messages` begin with the very messages of the last first sighting."""
+    seen = len(_LAST_SEEN)
+    return 0 < seen <= len(messages) and all(map(operator.is_, _LAST_SEEN, messages))
 
 
 def check_and_count_once(
@@ -150,16 +179,17 @@ def check_and_count_once(
     give them, reusing the last conversation's check and counts while its messages come back
     unchanged (a longer conversation reuses them for the messages it begins with)."""
     with _LAST_LOCK:
-        checked, repairs, reused = _check_last(messages)
+        checked, repairs, reused, remembered = _check_last(messages)
         generation = _LAST_GENERATION[0]
         entry = _LAST_COUNTS.get(id(counter))
         known = list(entry[1][:reused]) if entry is not None and entry[0] is counter else []
     # Counted outside the lock: a cold count takes a while, and other threads' re-runs need not
     # wait for it. Each message's count depends on nothing but the message and the counter.
     counts = known + count_each(counter, checked[len(known) :])
-    with _LAST_LOCK:
-        if _LAST_GENERATION[0] == generation:
-            if id(counter) not in _LAST_COUNTS and len(_LAST_COUNTS) >= _MAX_COUNTERS:
-                del _LAST_COUNTS[next(iter(_LAST_COUNTS))]  # the counter stored first
-            _LAST_COUNTS[id(counter)] = (counter, list(counts))
+    if remembered:
+        with _LAST_LOCK:
+            if _LAST_GENERATION[0] == generation:
+                if id(counter) not in _LAST_COUNTS and len(_LAST_COUNTS) >= _MAX_COUNTERS:
+                    del _LAST_COUNTS[next(iter(_LAST_COUNTS))]  # the counter stored first
+                _LAST_COUNTS[id(counter)] = (counter, list(counts))
     return checked, repairs, counts

@@ -174,20 +174,30 @@ def test_a_conversation_checked_again_in_the_process_is_reused_unchanged() -> No
     conversation = repairing_conversation()
     first = check_once(conversation)
     assert first[:2] == validate_messages(conversation)
-    again = check_once(list(conversation))  # another list, the same message objects
-    assert again[:2] == first[:2]
-    assert again[2] == len(conversation)  # nothing checked again
+    # The first sighting keeps no copies (most messages are compacted once); the second
+    # checks again and remembers; from the third on nothing is checked again.
+    second = check_once(list(conversation))  # another list, the same message objects
+    assert second == (first[0], first[1], 0)
+    third = check_once(list(conversation))
+    assert third[:2] == first[:2]
+    assert third[2] == len(conversation)
+    longer = [*conversation, {"role": "user", "content": "one more"}]
+    assert check_once(longer) == (*validate_messages(longer), len(conversation))
 
 
 def test_the_process_wide_check_sees_edits_in_place_even_of_a_repaired_copy() -> None:
     conversation = repairing_conversation()
-    checked, _, _ = check_once(conversation)
+    check_once(conversation)
+    checked, _, _ = check_once(conversation)  # remembered from the second sighting on
     conversation[9]["content"].append("another bare string")  # an input edited in place
     checked, repairs, reused = check_once(conversation)
     assert reused == 0
     assert (checked, repairs) == validate_messages(conversation)
     # Message 1 was repaired (a lone surrogate): the check hands out a copy. Someone editing
     # that copy in place must not get the edit back from the next check.
+    check_once(conversation)  # the edited conversation, remembered from its second sighting
+    checked, _, reused = check_once(conversation)
+    assert reused == len(conversation)
     checked[1]["content"] = "edited by a caller"
     checked, repairs, reused = check_once(conversation)
     assert reused == 0
