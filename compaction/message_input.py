@@ -3,6 +3,9 @@
 It repairs what has one obvious repair (reported, never silent) and rejects what has none with an
 `InvalidConversationError` naming the message index, because a guess there would corrupt the
 conversation the user is trying to debug.
+
+`check_from` runs the checks from any message on, so that `growing_conversation` can check only
+what an agent appended (or what changed) and give what a full check gives.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ def validate_messages(messages: Any) -> tuple[list[Message], list[str]]:
 
 
 def as_message_list(messages: Any) -> list[Any] | tuple[Any, ...]:
+    """The message list itself (also from `{"messages": [...]}`), or the error saying why not."""
     if isinstance(messages, dict) and isinstance(messages.get("messages"), list):
         messages = messages["messages"]
     if not isinstance(messages, list | tuple):
