@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compaction import CompactionConfig, Compactor
 from compaction.errors import InvalidConversationError
@@ -231,3 +233,44 @@ def test_the_process_wide_counts_are_each_messages_tokens_and_follow_edits() -> 
     assert counts == [counter.count_message(message) for message in checked]
     other = RoughCounter()  # another counter never gets the first one's counts
     assert check_and_count_once(longer, other)[2] == counts
+
+
+# -- a property: whatever happens to the messages between calls, the answer is a fresh one ------
+
+_EDITS = st.lists(
+    st.tuples(
+        st.sampled_from(["again", "copy list", "append", "edit text", "edit call", "replace"]),
+        st.integers(min_value=0, max_value=30),
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(edits=_EDITS)
+def test_the_process_wide_check_and_counts_always_equal_a_fresh_check(
+    edits: list[tuple[str, int]],
+) -> None:
+    """Re-runs reuse the last conversation's check and counts; edits in place, appends and
+    replaced messages between the calls must never show through as a stale answer."""
+    counter = RoughCounter()
+    conversation: list[dict[str, Any]] = repairing_conversation()
+    for action, position in edits:
+        at = position % len(conversation)
+        if action == "copy list":
+            conversation = list(conversation)
+        elif action == "append":
+            conversation.append({"role": "user", "content": f"step {position} " * position})
+        elif action == "edit text":
+            message = conversation[at]
+            if isinstance(message.get("content"), str):
+                message["content"] += " (edited)"
+        elif action == "edit call":
+            for call_ in conversation[at].get("tool_calls") or []:
+                call_["function"]["arguments"] = '{"path": "edited.py"}'
+        elif action == "replace":
+            conversation[at] = {**conversation[at], "content": f"replaced {position}"}
+        checked, repairs, counts = check_and_count_once(conversation, counter)
+        assert (checked, repairs) == validate_messages(conversation)
+        assert counts == [counter.count_message(message) for message in checked]
