@@ -19,35 +19,28 @@ from typing import Any
 
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError, InvalidConversationError
-from compaction.message_input import GrowingConversation
+from compaction.growing_conversation import GrowingConversation, check_and_count_once
 from compaction.messages import Message
 from compaction.phases.assemble import assemble
 from compaction.phases.boundaries import boundaries_phase, find_head_end
 from compaction.phases.cleanup import cleanup
 from compaction.phases.fit import expected_fit_cuts, fit_phase
+from compaction.phases.outcome import (
+    FIT_ONLY_NOTE,
+    PRUNE_ONLY_NOTE,
+    SUMMARY_NOT_WORTH_IT,
+    final_fates,
+    nothing_to_compress_reason,
+    restore_merged,
+)
 from compaction.phases.prune import counts_after, prune
 from compaction.phases.summarize import SummaryOutcome, split_merged_summaries, summarize_phase
-from compaction.result import FATE_ORDER, KEPT, CompactionResult, OrphanFix, PhaseResult
+from compaction.result import KEPT, CompactionResult, OrphanFix, PhaseResult
 from compaction.summarizers.base import OnToken, Summarizer
 from compaction.summarizers.extractive import ExtractiveSummarizer
-from compaction.tokens import TokenCounter, make_counter
+from compaction.tokens import TokenCounter, count_each, make_counter
 
 INEFFECTIVE_REASON = "ineffective compression — consider starting a new session (/new)"
-NOTHING_TO_COMPRESS = "nothing to compress"
-MAX_FIXES_IN_REASON = 3
-PRUNE_ONLY_NOTE = (
-    "After Phase 1 everything past the head fits the tail budget: nothing is left to summarise, "
-    "so the pruned conversation is the result."
-)
-FIT_ONLY_NOTE = (
-    "Nothing is left to summarise (the head and the tail hold the whole conversation), but the "
-    "context is over the window: the conversation is the result, cut by Fit to fit it."
-)
-SUMMARY_NOT_WORTH_IT = (
-    "With the summary spliced in the context would grow ({before:,} → {after:,} tokens): the "
-    "middle ({middle:,} tokens after Phase 1) is too short to be worth the summary's fixed cost. "
-    "The pruned conversation ({pruned:,} tokens) is the result; the summary is discarded."
-)
 NEW_SESSION_SUGGESTION = (
     "Compaction keeps freeing little context: consider starting a new session (/new)."
 )
@@ -88,6 +81,11 @@ class Compactor:
         """validate_messages(messages) and each checked message's tokens, reusing the work of
         the previous call for the unchanged messages it began with. `remember=False` (a
         compress) reuses but keeps nothing new: a one-shot compress never needs it again."""
+        if not remember and not self._conversation.holds(messages):
+            # Not the conversation this Compactor has been following: a one-shot compress, or a
+            # re-run of one with other budgets (a new Compactor). The process remembers the last
+            # such conversation's check and counts.
+            return check_and_count_once(messages, self.counter)
         checked, repairs, counted = self._conversation.check(messages, remember)
         if self._counted_with is not self.counter:  # someone swapped the counter: recount all
             self._counts, self._counted_with, counted = [], self.counter, 0
@@ -172,7 +170,7 @@ class Compactor:
                 # (Skipping here would make a smaller tail budget compact *less*.) A merged
                 # summary keeps its place: nothing replaces it. Over the window, the same: a
                 # skip would leave a context the provider rejects, and Fit can cut it.
-                kept = _restore(pruned.messages, checked, merged_at)
+                kept = restore_merged(pruned.messages, checked, merged_at)
                 cleaned, fixes = cleanup(kept, pruned.origins, config.orphan_strategy, checked)
                 cleaned.tokens_before = pruned.tokens_after
                 cleaned.tokens_after = self.counter.count_messages(cleaned.messages)
@@ -243,7 +241,7 @@ class Compactor:
             # the pruned conversation is the result, and Phase 3 shows the summary as discarded.
             # (Only against the input: a summary larger than the *pruned* middle is still worth
             # it, since it carries the errors and facts that Phase 1 cut to one line.)
-            kept = _restore(pruned.messages, checked, merged_at)
+            kept = restore_merged(pruned.messages, checked, merged_at)
             unsummarised, unsummarised_fixes = cleanup(
                 kept, pruned.origins, config.orphan_strategy, checked
             )
@@ -342,15 +340,6 @@ class Compactor:
         )
 
 
-def count_each(counter: TokenCounter, messages: Sequence[Message]) -> list[int]:
-    """Each message's tokens, in one batch when the counter can (ours encode a large batch on
-    every core); any other TokenCounter one message at a time."""
-    batch = getattr(counter, "counts", None)
-    if callable(batch):
-        return list(batch(messages))
-    return [counter.count_message(message) for message in messages]
-
-
 def check_components(config: object, summarizer: object, counter: object) -> None:
     """ConfigError naming the argument when one is not what the Compactor can use.
 
@@ -375,39 +364,6 @@ def check_components(config: object, summarizer: object, counter: object) -> Non
             "counter must be a TokenCounter with count_message and count_messages, like "
             f"make_counter('tiktoken') (or None), got {type(counter).__name__}"
         )
-
-
-def nothing_to_compress_reason(fixes: Sequence[OrphanFix]) -> str:
-    """The skip reason when nothing is left to summarise; it names the repairs Phase 5 still
-    made, since then the output differs from the input although nothing was compacted."""
-    if not fixes:
-        return NOTHING_TO_COMPRESS
-    shown = "; ".join(fix.describe() for fix in fixes[:MAX_FIXES_IN_REASON])
-    more = len(fixes) - MAX_FIXES_IN_REASON
-    if more > 0:
-        shown += f"; and {more} more (see orphan_fixes)"
-    return f"{NOTHING_TO_COMPRESS}, but the input was repaired: {shown}"
-
-
-def _restore(
-    messages: list[Message], originals: Sequence[Message], indices: set[int]
-) -> list[Message]:
-    """`messages` with the messages at `indices` as they were given (Phase 1 never touches the
-    user and assistant texts a merged summary lives in, so nothing else is lost)."""
-    if not indices:
-        return messages
-    return [originals[i] if i in indices else m for i, m in enumerate(messages)]
-
-
-def final_fates(count: int, phases: Sequence[PhaseResult]) -> dict[int, str]:
-    """Each input message's most telling fate across the phases (see FATE_ORDER)."""
-    rank = {fate: position for position, fate in enumerate(FATE_ORDER)}
-    fates = dict.fromkeys(range(count), KEPT)
-    for phase in phases:
-        for index, fate in phase.fates.items():
-            if rank.get(fate, len(rank)) < rank.get(fates.get(index, KEPT), len(rank)):
-                fates[index] = fate
-    return fates
 
 
 def compress(

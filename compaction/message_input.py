@@ -3,16 +3,18 @@
 It repairs what has one obvious repair (reported, never silent) and rejects what has none with an
 `InvalidConversationError` naming the message index, because a guess there would corrupt the
 conversation the user is trying to debug.
+
+`check_from` runs the checks from any message on, so that `growing_conversation` can check only
+what an agent appended (or what changed) and give what a full check gives.
 """
 
 from __future__ import annotations
 
 import json
-import operator
 import re
-from collections import deque
 from typing import Any
 
+from compaction.call_ids import Pairing, Renaming
 from compaction.errors import InvalidConversationError
 from compaction.messages import (
     ROLES,
@@ -35,11 +37,13 @@ def validate_messages(messages: Any) -> tuple[list[Message], list[str]]:
     Repaired messages are shallow copies; the input list and dicts are never modified. Rejected
     input raises `InvalidConversationError` with the message index and what is wrong.
     """
-    checked, repairs, _ = GrowingConversation(remember=False).check(messages)
+    checked: list[Message] = []
+    repairs = check_from(as_message_list(messages), 0, checked, Passes())
     return checked, repairs
 
 
-def _as_message_list(messages: Any) -> list[Any] | tuple[Any, ...]:
+def as_message_list(messages: Any) -> list[Any] | tuple[Any, ...]:
+    """The message list itself (also from `{"messages": [...]}`), or the error saying why not."""
     if isinstance(messages, dict) and isinstance(messages.get("messages"), list):
         messages = messages["messages"]
     if not isinstance(messages, list | tuple):
@@ -51,91 +55,38 @@ def _as_message_list(messages: Any) -> list[Any] | tuple[Any, ...]:
     return messages
 
 
-class GrowingConversation:
-    """`validate_messages` for a conversation that grows by appending, as an agent's does.
+class Passes:
+    """Where the three passes over a message list stand, so that they can resume there.
 
-    An agent asks `should_compress` after every message it appends; checking the whole list
-    each time made the loop quadratic (every call re-scanned every earlier message for lone
-    surrogates and re-parsed every tool call's arguments). `check` gives exactly what
-    `validate_messages` gives, but re-checks only the messages after the longest prefix it has
-    already checked — and a message counts as already checked only when it is the same object
-    *and* still equal to a structural copy taken when it was checked, so an edit in place (a
-    streamed reply growing, a call appended) is seen and re-checked. The three passes (each
-    message; results paired with calls by position; reused call ids renamed) only look back,
-    so resuming them where they stopped gives what a full run gives; their repairs are kept
-    apart so that they come out in the same order too.
+    The passes: each message on its own; tool results paired with calls by position; reused
+    call ids renamed. The last two only look back, so resuming them where they stopped gives
+    what a run over the whole list gives; each pass keeps its repairs apart, so that they come
+    out in the same order too.
     """
 
-    def __init__(self, remember: bool = True) -> None:
-        self._remember = remember  # False: a one-shot check, no copies kept for the next call
-        self._reset()
+    def __init__(self) -> None:
+        self.each: list[str] = []
+        self.paired: list[str] = []
+        self.renamed: list[str] = []
+        self.pairing = Pairing()
+        self.renaming = Renaming()
 
-    def _reset(self) -> None:
-        self._inputs: list[Any] = []  # the messages as given (kept alive: identity is compared)
-        self._snapshots: list[Any] = []  # structural copies of them, leaves shared
-        self._checked: list[Message] = []
-        self._repairs: tuple[list[str], list[str], list[str]] = ([], [], [])
-        self._pairing = _Pairing()
-        self._renaming = _Renaming()
-
-    def check(self, messages: Any, remember: bool = True) -> tuple[list[Message], list[str], int]:
-        """(checked messages, repairs, how many leading messages were reused unchanged).
-
-        `remember=False` reuses what an earlier call remembered but remembers nothing new: a
-        one-shot check then pays no copies for a next call that will never come.
-        """
-        messages = _as_message_list(messages)
-        reused = self._unchanged_prefix(messages)
-        if not remember and reused < len(messages):
-            checked, repairs, _ = GrowingConversation(remember=False).check(messages)
-            return checked, repairs, 0
-        if reused == 0:
-            self._reset()  # a new conversation, or an earlier message changed: start over
-        try:
-            self._extend(messages, reused)
-        except BaseException:
-            self._reset()  # half-extended state would lie to the next call
-            raise
-        one, pairing, renaming = self._repairs
-        return list(self._checked), [*one, *pairing, *renaming], reused
-
-    def _unchanged_prefix(self, messages: list[Any] | tuple[Any, ...]) -> int:
-        """len(checked) when every checked message is still there, unchanged; else 0."""
-        known = len(self._inputs)
-        if not known or len(messages) < known:
-            return 0
-        # Both comparisons run in C: `is` per message, then `==` against the copy, which stops
-        # at each shared leaf (a string is compared by identity first) and so costs the
-        # structure, not the text. (Equal numbers of another type, 1 for 1.0, count as the same.)
-        if all(map(operator.is_, self._inputs, messages)) and all(
-            map(operator.eq, self._snapshots, messages)
-        ):
-            return known
-        return 0
-
-    def _extend(self, messages: list[Any] | tuple[Any, ...], start: int) -> None:
-        one, pairing, renaming = self._repairs
-        new = messages[start:]
-        checked = self._checked
-        for index, message in enumerate(new, start):
-            checked.append(_validate_one(message, index, one))
-        for index in range(start, len(checked)):
-            self._pairing.feed(checked, index, pairing)
-        for index in range(start, len(checked)):
-            self._renaming.feed(checked, index, renaming)
-        if self._remember:
-            self._inputs.extend(new)
-            self._snapshots.extend(_structure_copy(message) for message in new)
+    def repairs(self) -> list[str]:
+        return [*self.each, *self.paired, *self.renamed]
 
 
-def _structure_copy(node: Any) -> Any:
-    """`node` with every dict and list copied and every other value shared: equal to the node
-    until someone edits one of its dicts or lists in place."""
-    if isinstance(node, dict):
-        return {key: _structure_copy(value) for key, value in node.items()}
-    if isinstance(node, list):
-        return [_structure_copy(item) for item in node]
-    return node
+def check_from(
+    messages: list[Any] | tuple[Any, ...], start: int, checked: list[Message], passes: Passes
+) -> list[str]:
+    """Check `messages[start:]`, appending them to `checked` (which holds the first `start`
+    already checked), and return every repair so far. Raises InvalidConversationError."""
+    for index in range(start, len(messages)):
+        checked.append(_validate_one(messages[index], index, passes.each))
+    for index in range(start, len(checked)):
+        passes.pairing.feed(checked, index, passes.paired)
+    for index in range(start, len(checked)):
+        passes.renaming.feed(checked, index, passes.renamed)
+    return passes.repairs()
 
 
 def _validate_one(message: Any, index: int, repairs: list[str]) -> Message:
@@ -363,130 +314,3 @@ def rejected_arguments(messages: list[Message]) -> int:
         and isinstance(arguments := function.get("arguments"), str)
         and arguments_problem(arguments) is not None
     )
-
-
-class _Pairing:
-    """Give a tool result without `tool_call_id` the id its position implies, when unambiguous.
-
-    The n-th result after an assistant message answers its n-th call (the legacy positional
-    convention); anything else has no safe answer and is rejected. Fed one index at a time, in
-    order, so that a growing conversation resumes where it stopped.
-    """
-
-    def __init__(self) -> None:
-        self.pending = _PendingCalls([])
-
-    def feed(self, messages: list[Message], index: int, repairs: list[str]) -> None:
-        message = messages[index]
-        role = message.get("role")
-        if role == "assistant":
-            self.pending = _PendingCalls([str(call.get("id")) for call in tool_calls(message)])
-            return
-        if role != "tool":
-            self.pending = _PendingCalls([])
-            return
-        call_id = message.get("tool_call_id")
-        if isinstance(call_id, str) and call_id:
-            self.pending.answer(call_id)
-            return
-        guessed = self.pending.take_first()
-        if guessed is None:
-            raise InvalidConversationError(
-                "tool message has no tool_call_id and no preceding call it could answer", index
-            )
-        copy = dict(message)
-        copy["tool_call_id"] = guessed
-        messages[index] = copy
-        repairs.append(
-            f"message {index}: tool message had no tool_call_id; paired by position "
-            f"with call {guessed!r}"
-        )
-
-
-class _PendingCalls:
-    """The calls of one assistant message still awaiting a result, in call order.
-
-    A list with `remove(id)` and `pop(0)` gave the same answers, but each costs the length of the
-    list: one message with 20,000 parallel calls answered in reverse order took seconds.
-    Answering by id and taking the first unanswered call are amortised O(1) here.
-    """
-
-    def __init__(self, call_ids: list[str]) -> None:
-        self._ids = call_ids
-        self._answered = [False] * len(call_ids)
-        self._first = 0  # every call before this one is answered
-        self._positions: dict[str, deque[int]] = {}
-        for position, call_id in enumerate(call_ids):
-            self._positions.setdefault(call_id, deque()).append(position)
-
-    def answer(self, call_id: str) -> None:
-        """Mark the first unanswered call with this id answered (nothing if there is none)."""
-        positions = self._positions.get(call_id)
-        if positions:
-            self._answered[positions.popleft()] = True
-
-    def take_first(self) -> str | None:
-        """The id of the first unanswered call, now marked answered; None when all are."""
-        while self._first < len(self._ids) and self._answered[self._first]:
-            self._first += 1
-        if self._first == len(self._ids):
-            return None
-        call_id = self._ids[self._first]
-        self._answered[self._first] = True
-        # The first unanswered call overall is also the first unanswered one with its id.
-        self._positions[call_id].popleft()
-        return call_id
-
-
-class _Renaming:
-    """Give a call that reuses an earlier call's id (and the result answering it) a fresh id.
-
-    Real agents reuse ids (tau-bench, SWE-agent trajectories). Providers reject a request with the
-    same id on two calls, and Phase 5 could only keep one of the two, dropping a real call and its
-    output. Results are matched first in, first out: the n-th result carrying an id answers the
-    n-th call that carried it, which is the only reading under which both pairs make sense.
-    """
-
-    def __init__(self) -> None:
-        self.used: set[str] = set()
-        # id as written -> ids (renamed or not) awaiting a result
-        self.waiting: dict[str, deque[str]] = {}
-        # The suffix to try next for each reused id. Every suffix below it is already taken
-        # (`used` only grows), so starting there finds the same smallest free suffix as counting
-        # from 2, without rescanning: a session reusing one id on every call stays linear.
-        self.next_suffix: dict[str, int] = {}
-
-    def feed(self, messages: list[Message], index: int, repairs: list[str]) -> None:
-        message = messages[index]
-        if message.get("role") == "tool":
-            written = str(message.get("tool_call_id"))
-            queue = self.waiting.get(written)
-            if not queue:
-                return
-            actual = queue.popleft()
-            if actual != written:
-                messages[index] = {**message, "tool_call_id": actual}
-            return
-        calls = tool_calls(message)
-        if not calls:
-            return
-        used = self.used
-        renamed_calls = []
-        for position, call in enumerate(calls):
-            call_id = str(call.get("id"))
-            fresh = call_id
-            if call_id in used:
-                suffix = self.next_suffix.get(call_id, 2)
-                while f"{call_id}_{suffix}" in used:
-                    suffix += 1
-                self.next_suffix[call_id] = suffix + 1
-                fresh = f"{call_id}_{suffix}"
-                repairs.append(
-                    f"message {index}: tool_calls[{position}] reused the id {call_id!r} of an "
-                    f"earlier call; renamed {fresh!r} (with the result that answers it)"
-                )
-            used.add(fresh)
-            self.waiting.setdefault(call_id, deque()).append(fresh)
-            renamed_calls.append(call if fresh == call_id else {**call, "id": fresh})
-        if any(new is not old for new, old in zip(renamed_calls, calls, strict=True)):
-            messages[index] = {**message, "tool_calls": renamed_calls}

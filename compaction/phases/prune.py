@@ -8,11 +8,10 @@ exactly as Phase 2 walks it, so recent outputs are never touched.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from compaction.config import CompactionConfig
 from compaction.messages import (
@@ -33,6 +32,9 @@ from compaction.tool_summaries import (
 )
 
 TRUNCATION_SUFFIX = "...[truncated]"
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 def _call_index(messages: Sequence[Message]) -> dict[int, tuple[str, str]]:
@@ -75,9 +77,29 @@ def one_line_summary(tool_name: str, arguments: str, output: str) -> str:
     return line
 
 
+# The duplicates a re-run reports are mostly the same outputs again (the same string objects):
+# their MD5s and their shrunk arguments are remembered like the one-liners, so a re-run hashes
+# and re-serialises nothing it did before.
+_DIGESTS: dict[str, str] = {}
+_SHRUNK: dict[tuple[str, int], str | None] = {}
+_REMEMBERED_LIMIT = 100_000
+
+
+def _remember(cache: dict[K, V], key: K, value: V) -> V:
+    if len(cache) >= _REMEMBERED_LIMIT:
+        cache.clear()  # bounded memory; a cold run costs what it always did
+    cache[key] = value
+    return value
+
+
 def content_digest(content: str) -> str:
     """The MD5 a dedupe row names its output by in the report."""
-    return hashlib.md5(content.encode("utf-8")).hexdigest()
+    digest = _DIGESTS.get(content)
+    if digest is None:
+        import hashlib  # only a conversation with duplicates needs it (OpenSSL costs ~3 ms)
+
+        digest = _remember(_DIGESTS, content, hashlib.md5(content.encode("utf-8")).hexdigest())
+    return digest
 
 
 def shrink_arguments(arguments: str, keep_chars: int) -> str | None:
@@ -86,6 +108,13 @@ def shrink_arguments(arguments: str, keep_chars: int) -> str | None:
     Invalid JSON is left alone on purpose: slicing it (the seed's `args[:200]`) would send the
     provider arguments it rejects.
     """
+    key = (arguments, keep_chars)
+    if key in _SHRUNK:
+        return _SHRUNK[key]
+    return _remember(_SHRUNK, key, _shrunk(arguments, keep_chars))
+
+
+def _shrunk(arguments: str, keep_chars: int) -> str | None:
     try:
         value = loads_json(arguments)
     except (ValueError, RecursionError):

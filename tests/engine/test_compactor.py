@@ -13,8 +13,9 @@ import pytest
 from engine_helpers import assistant, big, coding_session, system, tool, user
 
 from compaction import CompactionConfig, Compactor, compress
-from compaction.compactor import INEFFECTIVE_REASON, NOTHING_TO_COMPRESS
+from compaction.compactor import INEFFECTIVE_REASON
 from compaction.errors import ConfigError, InvalidConversationError, SummarizationError
+from compaction.phases.outcome import NOTHING_TO_COMPRESS
 from compaction.result import FOLDED, KEPT, PHASE_NAMES, REMOVED, SUMMARISED
 from compaction.summarizers.base import OnToken, StaticSummarizer, SummaryRequest
 from compaction.summary import SECTION_NAMES, SUMMARY_PREFIX, SYSTEM_NOTE, static_marker

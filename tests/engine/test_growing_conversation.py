@@ -10,10 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compaction import CompactionConfig, Compactor
 from compaction.errors import InvalidConversationError
-from compaction.message_input import GrowingConversation, validate_messages
+from compaction.growing_conversation import (
+    GrowingConversation,
+    check_and_count_once,
+    check_once,
+)
+from compaction.message_input import validate_messages
 from compaction.tokens import RoughCounter
 
 
@@ -160,3 +167,110 @@ def test_the_quick_surrogate_test_agrees_with_the_repair(node: Any) -> None:
     from compaction.message_input import _holds_surrogates, _without_surrogates
 
     assert _holds_surrogates(node) == (_without_surrogates(node)[1] > 0)
+
+
+# -- the process-wide check: a re-run with other budgets is a new Compactor ----------------------
+
+
+def test_a_conversation_checked_again_in_the_process_is_reused_unchanged() -> None:
+    conversation = repairing_conversation()
+    first = check_once(conversation)
+    assert first[:2] == validate_messages(conversation)
+    # The first sighting keeps no copies (most messages are compacted once); the second
+    # checks again and remembers; from the third on nothing is checked again.
+    second = check_once(list(conversation))  # another list, the same message objects
+    assert second == (first[0], first[1], 0)
+    third = check_once(list(conversation))
+    assert third[:2] == first[:2]
+    assert third[2] == len(conversation)
+    longer = [*conversation, {"role": "user", "content": "one more"}]
+    assert check_once(longer) == (*validate_messages(longer), len(conversation))
+
+
+def test_the_process_wide_check_sees_edits_in_place_even_of_a_repaired_copy() -> None:
+    conversation = repairing_conversation()
+    check_once(conversation)
+    checked, _, _ = check_once(conversation)  # remembered from the second sighting on
+    conversation[9]["content"].append("another bare string")  # an input edited in place
+    checked, repairs, reused = check_once(conversation)
+    assert reused == 0
+    assert (checked, repairs) == validate_messages(conversation)
+    # Message 1 was repaired (a lone surrogate): the check hands out a copy. Someone editing
+    # that copy in place must not get the edit back from the next check.
+    check_once(conversation)  # the edited conversation, remembered from its second sighting
+    checked, _, reused = check_once(conversation)
+    assert reused == len(conversation)
+    checked[1]["content"] = "edited by a caller"
+    checked, repairs, reused = check_once(conversation)
+    assert reused == 0
+    assert (checked, repairs) == validate_messages(conversation)
+    assert checked[1]["content"] != "edited by a caller"
+
+
+def test_compactors_on_the_same_messages_give_what_fresh_checks_give() -> None:
+    conversation = repairing_conversation() * 3  # long enough that several compactions differ
+    config = CompactionConfig(context_length=2_000, counter="rough")
+    first = Compactor(config).compress(conversation, force=True)
+    again = Compactor(config.replace(tail_token_ratio=0.1)).compress(conversation, force=True)
+    fresh = Compactor(config.replace(tail_token_ratio=0.1))
+    fresh_checked, fresh_repairs = validate_messages(conversation)
+    assert again.repairs == fresh_repairs == first.repairs
+    assert [m.get("role") for m in fresh_checked] == [m.get("role") for m in conversation]
+    assert fresh.compress(conversation, force=True).messages == again.messages
+
+
+def test_the_process_wide_counts_are_each_messages_tokens_and_follow_edits() -> None:
+    counter = RoughCounter()
+    conversation = repairing_conversation()
+    checked, _, counts = check_and_count_once(conversation, counter)
+    assert counts == [counter.count_message(message) for message in checked]
+    assert check_and_count_once(list(conversation), counter)[2] == counts  # reused
+    conversation[0]["content"] = "You are a coding agent. " * 50  # an edit in place
+    checked, _, counts = check_and_count_once(conversation, counter)
+    assert counts == [counter.count_message(message) for message in checked]
+    longer = [*conversation, {"role": "user", "content": "and one more thing " * 30}]
+    checked, _, counts = check_and_count_once(longer, counter)
+    assert counts == [counter.count_message(message) for message in checked]
+    other = RoughCounter()  # another counter never gets the first one's counts
+    assert check_and_count_once(longer, other)[2] == counts
+
+
+# -- a property: whatever happens to the messages between calls, the answer is a fresh one ------
+
+_EDITS = st.lists(
+    st.tuples(
+        st.sampled_from(["again", "copy list", "append", "edit text", "edit call", "replace"]),
+        st.integers(min_value=0, max_value=30),
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(edits=_EDITS)
+def test_the_process_wide_check_and_counts_always_equal_a_fresh_check(
+    edits: list[tuple[str, int]],
+) -> None:
+    """Re-runs reuse the last conversation's check and counts; edits in place, appends and
+    replaced messages between the calls must never show through as a stale answer."""
+    counter = RoughCounter()
+    conversation: list[dict[str, Any]] = repairing_conversation()
+    for action, position in edits:
+        at = position % len(conversation)
+        if action == "copy list":
+            conversation = list(conversation)
+        elif action == "append":
+            conversation.append({"role": "user", "content": f"step {position} " * position})
+        elif action == "edit text":
+            message = conversation[at]
+            if isinstance(message.get("content"), str):
+                message["content"] += " (edited)"
+        elif action == "edit call":
+            for call_ in conversation[at].get("tool_calls") or []:
+                call_["function"]["arguments"] = '{"path": "edited.py"}'
+        elif action == "replace":
+            conversation[at] = {**conversation[at], "content": f"replaced {position}"}
+        checked, repairs, counts = check_and_count_once(conversation, counter)
+        assert (checked, repairs) == validate_messages(conversation)
+        assert counts == [counter.count_message(message) for message in checked]

@@ -1,0 +1,195 @@
+"""`validate_messages` without re-checking what was already checked and has not changed.
+
+Two callers check the same messages again and again: an agent, which appends a message and asks
+`should_compress` after each (`GrowingConversation`, one per Compactor), and a re-run of the same
+conversation with other budgets, where each run is a new Compactor (`check_once`, one per
+process). Both reuse the earlier result only for messages that are the same objects *and* still
+equal to a structural copy taken when they were checked, so an edit in place is always seen.
+"""
+
+from __future__ import annotations
+
+import operator
+import threading
+from typing import Any
+
+from compaction.message_input import Passes, as_message_list, check_from
+from compaction.messages import Message
+from compaction.tokens import TokenCounter, count_each
+
+
+class GrowingConversation:
+    """`validate_messages` for a conversation that grows by appending, as an agent's does.
+
+    An agent asks `should_compress` after every message it appends; checking the whole list
+    each time made the loop quadratic (every call re-scanned every earlier message for lone
+    surrogates and re-parsed every tool call's arguments). `check` gives exactly what
+    `validate_messages` gives, but re-checks only the messages after the longest prefix it has
+    already checked — and a message counts as already checked only when it is the same object
+    *and* still equal to a structural copy taken when it was checked, so an edit in place (a
+    streamed reply growing, a call appended) is seen and re-checked. The three passes resume
+    where they stopped (see `message_input.Passes`).
+    """
+
+    def __init__(self, remember: bool = True) -> None:
+        self._remember = remember  # False: a one-shot check, no copies kept for the next call
+        self._reset()
+
+    def _reset(self) -> None:
+        self._inputs: list[Any] = []  # the messages as given (kept alive: identity is compared)
+        self._snapshots: list[Any] = []  # structural copies of them, leaves shared
+        self._checked: list[Message] = []
+        # Repaired messages are copies that this object hands out again: a caller that edits
+        # one in place must not get its edit back as a check's result (see _unchanged_prefix).
+        self._repaired: list[tuple[Message, Any]] = []
+        self._passes = Passes()
+
+    def check(self, messages: Any, remember: bool = True) -> tuple[list[Message], list[str], int]:
+        """(checked messages, repairs, how many leading messages were reused unchanged).
+
+        `remember=False` (a compress) reuses what an earlier call remembered but remembers
+        nothing new here: when more than the remembered prefix must be checked, the check goes
+        through `check_once`, which remembers one conversation for the whole process (a re-run
+        with other budgets is a new Compactor), and nothing is reused from this object.
+        """
+        messages = as_message_list(messages)
+        reused = self._unchanged_prefix(messages)
+        if not remember and reused < len(messages):
+            checked, repairs, _ = check_once(messages)
+            return checked, repairs, 0
+        if reused == 0:
+            self._reset()  # a new conversation, or an earlier message changed: start over
+        try:
+            repairs = self._extend(messages, reused)
+        except BaseException:
+            self._reset()  # half-extended state would lie to the next call
+            raise
+        return list(self._checked), repairs, reused
+
+    def remembers_start_of(self, messages: list[Any] | tuple[Any, ...]) -> bool:
+        """True when `messages` begin with every message this object remembers, unchanged."""
+        return self._unchanged_prefix(messages) > 0
+
+    def forget(self) -> None:
+        """Drop what was remembered (and the copies that kept it checkable)."""
+        self._reset()
+
+    def holds(self, messages: Any) -> bool:
+        """True when `messages` are exactly the messages last checked, all unchanged."""
+        return (
+            isinstance(messages, list | tuple)
+            and len(messages) > 0
+            and self._unchanged_prefix(messages) == len(messages)
+        )
+
+    def _unchanged_prefix(self, messages: list[Any] | tuple[Any, ...]) -> int:
+        """len(checked) when every checked message is still there, unchanged; else 0."""
+        known = len(self._inputs)
+        if not known or len(messages) < known:
+            return 0
+        # Both comparisons run in C: `is` per message, then `==` against the copy, which stops
+        # at each shared leaf (a string is compared by identity first) and so costs the
+        # structure, not the text. (Equal numbers of another type, 1 for 1.0, count as the same.)
+        if (
+            all(map(operator.is_, self._inputs, messages))
+            and all(map(operator.eq, self._snapshots, messages))
+            and all(copy == snapshot for copy, snapshot in self._repaired)
+        ):
+            return known
+        return 0
+
+    def _extend(self, messages: list[Any] | tuple[Any, ...], start: int) -> list[str]:
+        checked = self._checked
+        repairs = check_from(messages, start, checked, self._passes)
+        if self._remember:
+            new = messages[start:]
+            self._inputs.extend(new)
+            self._snapshots.extend(_structure_copy(message) for message in new)
+            self._repaired.extend(
+                (copy, _structure_copy(copy))
+                for copy, given in zip(checked[start:], new, strict=True)
+                if copy is not given
+            )
+        return repairs
+
+
+def _structure_copy(node: Any) -> Any:
+    """`node` with every dict and list copied and every other value shared: equal to the node
+    until someone edits one of its dicts or lists in place."""
+    if isinstance(node, dict):
+        return {key: _structure_copy(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_structure_copy(item) for item in node]
+    return node
+
+
+# The conversation a one-shot compress saw last, in this process, with its messages' token
+# counts per counter. A sweep, the app's sliders or a user's second try compact the same
+# messages again with other budgets, each time through a new Compactor; checking and counting
+# them again gave the same answers every time. Remembering costs a structural copy of every
+# message's dicts and lists, and tens of thousands of new containers bring on a full garbage
+# collection: together ~5% of a cold compress. Most one-shot compresses (the command line, an
+# agent's own `/compress`) are the only one their messages get, so the first sighting only
+# notes which messages these were, and the copy is taken when the same messages come back.
+_LAST_CHECKED = GrowingConversation()
+_LAST_SEEN: list[Any] = []  # the messages of a first sighting (not yet remembered)
+_LAST_COUNTS: dict[int, tuple[TokenCounter, list[int]]] = {}  # id(counter) -> its counts
+_LAST_GENERATION = [0]  # bumped whenever the remembered messages start over
+_MAX_COUNTERS = 4  # a Compactor with its own counter each time must not grow this without end
+_LAST_LOCK = threading.Lock()  # Streamlit runs sessions in threads
+
+
+def check_once(messages: Any) -> tuple[list[Message], list[str], int]:
+    """`validate_messages(messages)` (plus how many messages were reused), reusing the last
+    conversation checked this way in this process when its messages come back unchanged."""
+    with _LAST_LOCK:
+        checked, repairs, reused, _ = _check_last(messages)
+        return checked, repairs, reused
+
+
+def _check_last(messages: Any) -> tuple[list[Message], list[str], int, bool]:
+    """(checked, repairs, how many were reused, whether the messages are now remembered)."""
+    messages = as_message_list(messages)
+    if _LAST_CHECKED.remembers_start_of(messages) or _seen_again(messages):
+        _LAST_SEEN.clear()
+        checked, repairs, reused = _LAST_CHECKED.check(messages)
+        if reused == 0:  # remembered afresh: no earlier count holds
+            _LAST_COUNTS.clear()
+            _LAST_GENERATION[0] += 1
+        return checked, repairs, reused, True
+    checked = []
+    repairs = check_from(messages, 0, checked, Passes())  # what validate_messages does
+    _LAST_CHECKED.forget()
+    _LAST_COUNTS.clear()
+    _LAST_GENERATION[0] += 1
+    _LAST_SEEN[:] = messages  # references only: the identity of each message
+    return checked, repairs, 0, False
+
+
+def _seen_again(messages: list[Any] | tuple[Any, ...]) -> bool:
+    """True when `messages` begin with the very messages of the last first sighting."""
+    seen = len(_LAST_SEEN)
+    return 0 < seen <= len(messages) and all(map(operator.is_, _LAST_SEEN, messages))
+
+
+def check_and_count_once(
+    messages: Any, counter: TokenCounter
+) -> tuple[list[Message], list[str], list[int]]:
+    """(checked messages, repairs, each one's tokens) as `validate_messages` and `count_each`
+    give them, reusing the last conversation's check and counts while its messages come back
+    unchanged (a longer conversation reuses them for the messages it begins with)."""
+    with _LAST_LOCK:
+        checked, repairs, reused, remembered = _check_last(messages)
+        generation = _LAST_GENERATION[0]
+        entry = _LAST_COUNTS.get(id(counter))
+        known = list(entry[1][:reused]) if entry is not None and entry[0] is counter else []
+    # Counted outside the lock: a cold count takes a while, and other threads' re-runs need not
+    # wait for it. Each message's count depends on nothing but the message and the counter.
+    counts = known + count_each(counter, checked[len(known) :])
+    if remembered:
+        with _LAST_LOCK:
+            if _LAST_GENERATION[0] == generation:
+                if id(counter) not in _LAST_COUNTS and len(_LAST_COUNTS) >= _MAX_COUNTERS:
+                    del _LAST_COUNTS[next(iter(_LAST_COUNTS))]  # the counter stored first
+                _LAST_COUNTS[id(counter)] = (counter, list(counts))
+    return checked, repairs, counts
