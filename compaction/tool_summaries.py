@@ -73,6 +73,9 @@ _EXCEPTION_LINE = re.compile(
     r"(?m)^[ \t]*(?:E[ \t]{2,})?"
     r"((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b:?.*)$"
 )
+# Every _EXCEPTION_LINE names one of these words: a substring test spares most failed outputs
+# (a grep that found nothing, a missing file) the pattern's attempt at every line start.
+_EXCEPTION_WORDS = ("Error", "Exception", "Exit", "Interrupt", "Failure")
 _TOTAL_COUNT = re.compile(r'"total_count"\s*:\s*(\d+)')
 _APPLY_PATCH_FILE = re.compile(r"\*\*\* (?:Update|Add|Delete) File: (\S+)")
 
@@ -127,7 +130,11 @@ def error_evidence(output: str, code: int | None = None) -> str | None:
     last_failure = _last_failure_line(output)
     if last_failure is None and not (code is not None and code != 0):
         return None
-    exceptions = [line for line in _EXCEPTION_LINE.findall(output) if ":" in line]
+    exceptions = (
+        [line for line in _EXCEPTION_LINE.findall(output) if ":" in line]
+        if any(word in output for word in _EXCEPTION_WORDS)
+        else []
+    )
     if exceptions:
         return _cut(exceptions[-1].strip(), 160)
     if last_failure is not None:

@@ -108,11 +108,12 @@ def command_effect(command: str, output: str, code: int | None, failed: bool) ->
     moved = _CD.match(first_line)
     if moved and moved.group(2).startswith(("/", "~")):
         cwd = moved.group(2)
-    for pattern in (_ON_BRANCH, _SWITCHED):  # the later patterns win, as they are later news
-        found = pattern.search(output)
+    # The later patterns win, as they are later news.
+    for pattern, literal in ((_ON_BRANCH, "On branch "), (_SWITCHED, "Switched to ")):
+        found = _search(pattern, literal, output)
         if found:
             branch = found.group(1)
-    commit = _COMMIT.search(output)
+    commit = _search(_COMMIT, "] ", output)
     if commit:
         branch = commit.group(1)
         commit_line = f"{commit.group(2)} {commit.group(3).strip()}"
@@ -126,6 +127,13 @@ def command_effect(command: str, output: str, code: int | None, failed: bool) ->
         outcome += f", {verdict}" if verdict else ""
         last_test = f"`{cut(first_line, 80)}` -> {outcome}"
     return CommandEffect(cwd, branch, commit_line, last_test)
+
+
+def _search(pattern: re.Pattern[str], literal: str, text: str) -> re.Match[str] | None:
+    """`pattern.search(text)`, where every match of `pattern` contains `literal`: most outputs
+    lack it, and a substring test is far cheaper than a line-anchored pattern tried at every
+    line start."""
+    return pattern.search(text) if literal in text else None
 
 
 def _verdict(output: str) -> str | None:
