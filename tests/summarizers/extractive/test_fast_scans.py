@@ -1,0 +1,95 @@
+"""The summariser's fast scans find exactly what their plain definitions find (issue 19).
+
+mentioned_paths reads path hints with two patterns and path characters with a regex, identifiers
+and the Active State skip patterns whose literal is absent, error_evidence skips the exception
+pattern when no exception word is present: each test pins the result against the plain reading.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from compaction.summarizers.extractive import text as tx
+from compaction.summarizers.extractive.state import command_effect
+from compaction.text_patterns import identifiers
+from compaction.tool_summaries import error_evidence
+
+# The definition mentioned_paths had before it was made fast: one alternation of every hint,
+# then a walk over str.isalnum() characters and "_.~-/@+" on both sides.
+_PLAIN_HINT = re.compile(
+    r"/|\.(?:" + tx._EXTENSIONS + r")\b"
+    r"|\b(?:Makefile|Justfile|Dockerfile|Procfile|Gemfile|Rakefile)\b"
+)
+
+
+def _plain_mentioned_paths(text: str) -> list[str]:
+    if "://" in text:
+        text = tx._URL.sub(" ", text)
+    found: list[str] = []
+    covered = -1
+    for hint in _PLAIN_HINT.finditer(text):
+        if hint.start() < covered:
+            continue
+        start, end = hint.start(), hint.end()
+        floor, ceiling = max(0, start - 300), min(len(text), end + 300)
+        while start > floor and (text[start - 1].isalnum() or text[start - 1] in "_.~-/@+"):
+            start -= 1
+        while end < ceiling and (text[end].isalnum() or text[end] in "_.~-/@+"):
+            end += 1
+        covered = end
+        if start > 0 and text[start - 1] in "$%{":
+            continue
+        candidate = text[start:end].rstrip(".,:;!?)'\"`")
+        if candidate not in found and tx._plausible_path(candidate):
+            found.append(candidate)
+    return found
+
+
+def test_named_files_slashes_and_extensions_come_back_in_text_order() -> None:
+    text = "Edit the Makefile, then src/app.py; the Dockerfile and ./docs/guide.md stay."
+    assert tx.mentioned_paths(text) == ["Makefile", "src/app.py", "Dockerfile", "./docs/guide.md"]
+
+
+def test_non_ascii_letters_are_path_characters() -> None:
+    assert tx.mentioned_paths("Look at src/café/naïve_ü.py please") == ["src/café/naïve_ü.py"]
+
+
+def test_mentioned_paths_matches_its_plain_definition_on_random_text() -> None:
+    pieces = [
+        "Makefile", "Dockerfile", ".dockerfile", ".Makefile", "Gemfile", "/", ".py", ".mk", "x",
+        "é", "٢", "ß", "$", "{", "%", " ", "\n", "a.b", "src", "//", "_", "-", "~/", "../", "://",
+        "http", ".tf", "@", "+", ",", ")", "A" * 120,
+    ]  # fmt: skip
+    rng = random.Random(19)
+    for _ in range(3_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
+        assert tx.mentioned_paths(text) == _plain_mentioned_paths(text), text
+
+
+def test_host_ports_are_found_only_where_a_host_is_named() -> None:
+    assert identifiers("serving on localhost:8080 and 127.0.0.1:5432, also 0.0.0.0:9000") == [
+        ":8080",
+        ":5432",
+        ":9000",
+    ]
+    assert identifiers("no host here, just 8080 and v1.2.3") == ["v1.2.3"]
+
+
+def test_error_evidence_without_an_exception_word_is_the_last_failure_line() -> None:
+    assert error_evidence("grep: pattern\nsearch failed: nothing found\n", 1) == (
+        "search failed: nothing found"
+    )
+    traceback = "Traceback (most recent call last):\n  x\nKeyError: 'missing'\nfailed"
+    assert error_evidence(traceback, 1) == "KeyError: 'missing'"
+
+
+def test_active_state_reads_branch_and_commit_only_from_outputs_that_show_them() -> None:
+    shown = command_effect(
+        "git commit -am fix", "On branch main\n[main 7e2d976] fix the parser\n", 0, False
+    )
+    assert (shown.branch, shown.commit) == ("main", "7e2d976 fix the parser")
+    switched = command_effect("git checkout -b fix", "Switched to a new branch 'fix'\n", 0, False)
+    assert switched.branch == "fix"
+    silent = command_effect("ls", "README.md [draft] notes\n", 0, False)
+    assert (silent.branch, silent.commit) == (None, None)
