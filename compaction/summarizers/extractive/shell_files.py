@@ -40,7 +40,18 @@ def patch_effects(text: str) -> Effects:
     return effects
 
 
+#: What makes shlex's reading of a line differ from splitting it at blanks: quotes and the
+#: punctuation it splits at (escapes and comments are off, below).
+_SHELL_SYNTAX = "'\";&|()<>"
+#: shlex's whitespace (str.split() would also split at Unicode spaces, which shlex keeps).
+_SHLEX_BLANKS = re.compile(r"[ \t\r\n]+")
+
+
 def _words(line: str) -> list[str]:
+    if not any(char in line for char in _SHELL_SYNTAX):
+        # Most commands are plain words (`pytest -x tests/test_api.py -q`): the same words as
+        # shlex's, without its character-by-character lexer in Python.
+        return [word for word in _SHLEX_BLANKS.split(line) if word]
     try:
         lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()<>")
         lexer.whitespace_split = True

@@ -2,14 +2,17 @@
 
 mentioned_paths reads path hints with two patterns and path characters with a regex, identifiers
 and the Active State skip patterns whose literal is absent, error_evidence skips the exception
-pattern when no exception word is present: each test pins the result against the plain reading.
+pattern when no exception word is present, a plain command line is split without shlex: each
+test pins the result against the plain reading.
 """
 
 from __future__ import annotations
 
 import random
 import re
+import shlex
 
+from compaction.summarizers.extractive import shell_files
 from compaction.summarizers.extractive import text as tx
 from compaction.summarizers.extractive.state import command_effect
 from compaction.text_patterns import identifiers
@@ -93,3 +96,22 @@ def test_active_state_reads_branch_and_commit_only_from_outputs_that_show_them()
     assert switched.branch == "fix"
     silent = command_effect("ls", "README.md [draft] notes\n", 0, False)
     assert (silent.branch, silent.commit) == (None, None)
+
+
+def _shlex_words(line: str) -> list[str]:
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()<>")
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    lexer.escape = ""
+    try:
+        return list(lexer)
+    except ValueError:
+        return line.split()
+
+
+def test_a_plain_command_line_splits_into_the_words_shlex_reads() -> None:
+    pieces = [*"ab/.-_=#\\$*?~ \t\r\n\x0b\xa0\u2003é`{}!", "pytest", " -x ", "tests/a.py", "'", ";"]
+    rng = random.Random(5)
+    for _ in range(5_000):
+        line = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 25)))
+        assert shell_files._words(line) == _shlex_words(line), repr(line)
