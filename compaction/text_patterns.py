@@ -27,13 +27,18 @@ ERROR_MAX_CHARS = 160  # as Phase 1's error evidence
 # -- error lines ---------------------------------------------------------------------------------
 
 _ERROR_HINT = re.compile(r"rror|xception|FAILED|fatal|xit")
-_ERROR_LINE = re.compile(
+# An error line is one of three kinds, each its own pattern so that a line is tried only
+# against the kinds whose word it holds: one alternation of all three spent ~15 µs a line
+# backtracking through the two `.*` branches (see _is_error_line).
+_EXCEPTION_LINE = re.compile(
     r"[ \t]*(?:"
     r"(?:[A-Za-z_][\w.]*\.)?(?:[A-Z]\w*)?(?:Error|Exception)\b(?:\[\w+\])?:.*"
     r"|(?:error|fatal)(?:\[\w+\])?:.*"
-    r"|.*\bFAILED\b.*"
-    r"|.*(?i:\bexit(?:ed)?(?: with)? (?:code|status)|\"exit_code\")\s*[:=]?\s*-?[1-9]\d*\b.*"
     r")"
+)
+_FAILED_LINE = re.compile(r".*\bFAILED\b.*")
+_EXIT_LINE = re.compile(
+    r".*(?i:\bexit(?:ed)?(?: with)? (?:code|status)|\"exit_code\")\s*[:=]?\s*-?[1-9]\d*\b.*"
 )
 _NAMED_FAILURE = re.compile(r"(?:Error|Exception)\b|FAILED")
 # pytest prefixes the lines of a failure's explanation with "E   ": the error is what follows.
@@ -50,6 +55,20 @@ def cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rstrip()
 
 
+def _is_error_line(line: str) -> bool:
+    """An exception or `error:`/`fatal:` line, a FAILED line, or one reporting a non-zero exit.
+
+    The FAILED and exit kinds are tried only on lines holding their word. The exit word is
+    matched case-insensitively: on ASCII text `lower()` folds case as the pattern does; outside
+    ASCII the pattern alone decides (it reads "EXİT" and "exıt" as "exit"; lower() does not).
+    """
+    return bool(
+        _EXCEPTION_LINE.fullmatch(line)
+        or ("FAILED" in line and _FAILED_LINE.fullmatch(line))
+        or ((not line.isascii() or "exit" in line.lower()) and _EXIT_LINE.fullmatch(line))
+    )
+
+
 def error_lines(text: str) -> list[str]:
     """Exception lines (`ValueError: …`, `Error: …`, `error[E0308]: …`, `fatal: …`), FAILED lines
     and lines reporting a non-zero exit code, in order, each collapsed and cut to 160 chars."""
@@ -63,7 +82,7 @@ def error_lines(text: str) -> list[str]:
         if line_end < 0:
             line_end = len(text)
         line = _PYTEST_PREFIX.sub("", text[start:line_end].rstrip("\r"), count=1)
-        if not _ERROR_LINE.fullmatch(line):
+        if not _is_error_line(line):
             continue
         collapsed = collapse(line)
         if (

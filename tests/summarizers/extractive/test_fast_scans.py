@@ -2,8 +2,9 @@
 
 mentioned_paths reads path hints with two patterns and path characters with a regex, identifiers
 and the Active State skip patterns whose literal is absent, error_evidence skips the exception
-pattern when no exception word is present, a plain command line is split without shlex: each
-test pins the result against the plain reading.
+pattern when no exception word is present, a plain command line is split without shlex, an error
+line is tried only against the kinds whose word it holds: each test pins the result against the
+plain reading.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import random
 import re
 import shlex
 
+from compaction import text_patterns
 from compaction.summarizers.extractive import shell_files
 from compaction.summarizers.extractive import text as tx
 from compaction.summarizers.extractive.state import command_effect
@@ -115,3 +117,27 @@ def test_a_plain_command_line_splits_into_the_words_shlex_reads() -> None:
     for _ in range(5_000):
         line = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 25)))
         assert shell_files._words(line) == _shlex_words(line), repr(line)
+
+
+# The one pattern error_lines used before its three kinds were tried apart.
+_PLAIN_ERROR_LINE = re.compile(
+    r"[ \t]*(?:"
+    r"(?:[A-Za-z_][\w.]*\.)?(?:[A-Z]\w*)?(?:Error|Exception)\b(?:\[\w+\])?:.*"
+    r"|(?:error|fatal)(?:\[\w+\])?:.*"
+    r"|.*\bFAILED\b.*"
+    r"|.*(?i:\bexit(?:ed)?(?: with)? (?:code|status)|\"exit_code\")\s*[:=]?\s*-?[1-9]\d*\b.*"
+    r")"
+)
+
+
+def test_an_error_line_is_what_the_single_pattern_said() -> None:
+    pieces = [
+        "Error", "Exception", "error", "fatal", "[E0308]", ":", " ", "\t", "FAILED", "xFAILED",
+        "exit", "EXIT", "Exit", "EXİT", "exıt", "exited", " with", " code", " status", " ſtatus",
+        '"exit_code"', "=", "-", "0", "1", "42", "Value", "pkg.mod.", "İ", "ı", "K", "done",
+    ]  # fmt: skip
+    rng = random.Random(21)
+    for _ in range(20_000):
+        line = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        expected = _PLAIN_ERROR_LINE.fullmatch(line) is not None
+        assert text_patterns._is_error_line(line) == expected, repr(line)
