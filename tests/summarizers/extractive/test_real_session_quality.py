@@ -353,8 +353,9 @@ def test_an_error_in_a_tool_result_carried_by_a_user_turn_is_blocked_not_the_use
         {"role": "assistant", "content": "The dataset has no pixel data yet."},
     ]
     summary, _ = summarize(turns)
-    assert "AttributeError: 'Dataset' object has no attribute 'PixelData'" in (
-        summary.sections["Blocked"]
+    assert (
+        "AttributeError: 'Dataset' object has no attribute 'PixelData'"
+        in (summary.sections["Blocked"])
     )
     assert "Traceback" not in summary.sections["Pending User Asks"]
     assert "AttributeError" not in summary.sections["Constraints & Preferences"]
