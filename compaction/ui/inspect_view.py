@@ -34,6 +34,7 @@ from compaction.ui.find_filter import (
     search_texts,
     subset,
 )
+from compaction.ui.layout import beside_or_below
 from compaction.ui.message_views import (
     call_index,
     message_frame,
@@ -199,7 +200,9 @@ def _messages_view(
     fates: list[str] | None,
 ) -> None:
     """The find box and filters, the (filtered) message table, and the open message."""
-    left, right = st.columns([3, 2])
+    # Beside each other on a wide page, the open message below the table on a narrow one (at
+    # 1024 px columns left the previews five characters); the pane scrolls inside either way.
+    left, right = beside_or_below("messages_row", "message_list", "message_detail", PANE_PX)
     roles = _roles(loaded.content_hash, loaded.messages)
     tools = _tools(loaded.content_hash, loaded.messages)
     with left:
@@ -212,7 +215,7 @@ def _messages_view(
         message_table(table, key="message_table", height=PANE_PX)
     # The open message scrolls in a pane as tall as the table: a long tool output would
     # otherwise stretch the page thousands of pixels beside a table of a few rows.
-    with right.container(height=PANE_PX, border=False, key="message_detail"):
+    with right:
         tool_output_toggle()
         index = open_message_input(len(loaded.messages))
         render_message(

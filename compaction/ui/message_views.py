@@ -95,8 +95,13 @@ def message_table(frame: dict[str, list[Any]], key: str, height: int = 320) -> N
         height=height,
         on_select=lambda: _select_from_table(key, shown),
         selection_mode="single-row",
+        # The short columns as narrow as their content allows, so the preview gets the rest
+        # of the table's width (at 1024 px it had five characters).
         column_config={
-            "tokens": st.column_config.NumberColumn(format="%d"),
+            "#": st.column_config.NumberColumn(width="small"),
+            "region": st.column_config.TextColumn(width="small"),
+            "role": st.column_config.TextColumn(width="small"),
+            "tokens": st.column_config.NumberColumn(format="%d", width="small"),
             "preview": st.column_config.TextColumn(width="large"),
         },
     )

@@ -10,7 +10,7 @@ Everything is read from the PhaseResult's details: no phase logic is repeated he
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 import streamlit as st
 
@@ -18,6 +18,7 @@ from compaction.messages import Message
 from compaction.result import CompactionResult, PhaseResult
 from compaction.summary import SECTION_NAMES, Summary, parse_summary
 from compaction.ui.charts import preview
+from compaction.ui.layout import flowing_cards
 from compaction.ui.palette import REGION_EMOJI
 from compaction.ui.phase_diff import change_rows, phase_changes, text_diff
 from compaction.ui.untrusted import md_escape
@@ -211,29 +212,6 @@ def _index(value: int | None) -> str:
     return "—" if value is None else f"#{value}"
 
 
-CARD_LINE_PX = 24  # one line of st.text in a card
-CARD_CHROME_PX = 72  # the card's title, padding and border
-CARD_MAX_PX = 360
-CARD_CHARS_PER_LINE = 60  # a half-width card at 1,400 px wraps about here
-
-
-def _row_height(summary: Summary, names: Sequence[str]) -> int | Literal["content"]:
-    """The height for a row of cards: the taller card's, up to CARD_MAX_PX; "content" when
-    every card of the row is empty (one line each, already equal)."""
-    lines = 0
-    for name in names:
-        if summary.is_empty(name):
-            continue
-        wrapped = [
-            max(1, -(-len(line) // CARD_CHARS_PER_LINE))
-            for line in section_lines(summary.sections[name])
-        ]
-        lines = max(lines, sum(wrapped))
-    if not lines:
-        return "content"
-    return min(CARD_MAX_PX, CARD_CHROME_PX + lines * CARD_LINE_PX)
-
-
 def render_summary_cards(summary: Summary | None) -> None:
     """The 13 sections as cards, in order, empty ones marked."""
     if summary is None:
@@ -241,19 +219,9 @@ def render_summary_cards(summary: Summary | None) -> None:
         return
     filled = sum(1 for name in SECTION_NAMES if not summary.is_empty(name))
     st.markdown(f"**The 13 sections** — {filled} filled, {13 - filled} empty")
-    columns = st.columns(2)
-    height: int | Literal["content"] = "content"
+    cards = flowing_cards("summary_cards", "section_card_")
     for number, name in enumerate(SECTION_NAMES, 1):
-        if number % 2 == 1:
-            if number > 1:
-                columns = st.columns(2)  # a row per pair keeps the reading order 1, 2, 3 …
-            # Both cards of a row get the taller one's height (long ones scroll inside), so a
-            # short card beside a long one leaves no gap under it.
-            pair = [n for n in SECTION_NAMES[number - 1 : number + 1]]
-            height = _row_height(summary, pair)
-        with columns[(number - 1) % 2].container(
-            border=True, key=f"section_card_{number}", height=height
-        ):
+        with cards.container(border=True, key=f"section_card_{number}"):
             empty = summary.is_empty(name)
             st.markdown(f"**{number}. {name}**" + (" · _empty_" if empty else ""))
             if empty:
