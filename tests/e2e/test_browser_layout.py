@@ -15,9 +15,9 @@ import pytest
 from e2e_helpers import SCREENSHOTS, AppServer, open_app, wait_idle
 from playwright.sync_api import Locator, Page, expect
 
-from compaction.ui.inspect_view import PANE_PX
 from compaction.ui.layout import CARD_MAX_PX, PANE_MIN_PX, TABLE_MIN_PX
 from compaction.ui.message_views import PREVIEW_PX
+from compaction.ui.overview_view import PANE_PX
 
 pytestmark = pytest.mark.e2e
 
