@@ -167,7 +167,7 @@ def _measure_app(
     try:
         page = browser.new_page(viewport=VIEWPORT)
         _timed(
-            "app first render, fresh server (imports, empty Inspect)",
+            "app first render, fresh server (imports, the landing conversation)",
             lambda: open_app(page, server.url, TIMEOUT_MS),
             results,
             page,

@@ -51,7 +51,7 @@ from compaction.ui.text_views import tool_output_toggle
 from compaction.ui.tool_pairs import ToolPair, pair_tool_calls, render_tool_pairs, result_index
 from compaction.ui.untrusted import md_escape
 
-PANE_PX = 560  # the message table and the open message beside it: about 15 rows
+PANE_PX = 560  # the message table and the open message beside (or below) it: about 15 rows
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -150,6 +150,8 @@ def cached_composition(
     _config: CompactionConfig,
     _tools: list[dict[str, Any]],
 ) -> Composition:
+    """What fills the window for `_messages`, once per `key` (the conversation or run, and the
+    settings that change the count): the overview and the before → after view share it."""
     counter = make_counter(_config.counter, _config.model)
     return composition(_messages, counter, _config, _tools, tokens=_tokens)
 
