@@ -7,6 +7,7 @@ uploaded through the file uploader (the app loads files only by upload), and the
 when the script run is over and the charts and the message table are on screen. Run:
 
     .venv/bin/python benchmarks/bench_browser.py [n_messages]
+    .venv/bin/python benchmarks/bench_browser.py --against PATH_OF_AN_OLDER_CHECKOUT [n_messages]
 
 A first render is a first render only once per server, so the fresh server's render and the
 cold upload are one measurement each (a rerun of this script is the repeat); the baselines, the
@@ -27,6 +28,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from playwright.sync_api import Browser, Page, sync_playwright
@@ -193,7 +195,7 @@ def _measure_app(
         for _ in range(REPEATS):
             page = browser.new_page(viewport=VIEWPORT)
             open_app(page, server.url, TIMEOUT_MS)
-            _timed(WARM, lambda tab=page: _upload(tab, session, count), results, page)
+            _timed(WARM, partial(_upload, page, session, count), results, page)
             warm.append(results[WARM])
             page.close()
         results[WARM] = statistics.median(warm)
@@ -202,7 +204,7 @@ def _measure_app(
         sample: list[float] = []
         for _ in range(REPEATS):
             page = browser.new_page(viewport=VIEWPORT)
-            _timed(SAMPLE_RENDER, lambda tab=page: _open_sample(tab, server.url), results, page)
+            _timed(SAMPLE_RENDER, partial(_open_sample, page, server.url), results, page)
             sample.append(results[SAMPLE_RENDER])
             page.close()
         results[SAMPLE_RENDER] = statistics.median(sample)
@@ -256,5 +258,89 @@ def main(n_messages: int = 5_000) -> dict[str, float]:
     return results
 
 
+BUDGET = 1.10  # issue 17: the new views may cost at most 10% more than the version before
+AB_REPEATS = 6
+
+
+def compare(other: Path, n_messages: int = 5_000) -> dict[str, float]:
+    """This checkout against `other` (an earlier version's files, e.g. `mkdir /tmp/before &&
+    git archive COMMIT | tar -x -C /tmp/before`), both served at once and each tab alternating
+    between them, so the machine's load, which drifts by the minute here, falls on both alike.
+    Prints the median of AB_REPEATS tabs per figure and per version, and each after/before."""
+    workdir = Path(tempfile.mkdtemp(prefix="bench_browser_ab_"))
+    session = workdir / f"bench-{n_messages}.json"
+    messages = generate_session(n_messages)
+    session.write_text(json.dumps(messages), encoding="utf-8")
+    scripts = {"after": str(ROOT / "app.py"), "before": str(other.resolve() / "app.py")}
+    processes = []
+    urls: dict[str, str] = {}
+    runs: dict[tuple[str, str], list[float]] = {}
+
+    def sample(page: Page, url: str) -> float:
+        started = time.perf_counter()
+        _open_sample(page, url)
+        return time.perf_counter() - started
+
+    def upload(page: Page, url: str) -> float:
+        # The clock starts once the page is open: since issue 17 the landing page shows a
+        # conversation (the earlier one was empty), which is not the upload's cost.
+        open_app(page, url, TIMEOUT_MS)
+        started = time.perf_counter()
+        _upload(page, session, len(messages))
+        return time.perf_counter() - started
+
+    figures: dict[str, Callable[[Page, str], float]] = {SAMPLE_RENDER: sample, WARM: upload}
+    try:
+        for version, script in scripts.items():
+            # Each app serves from its own folder (Streamlit puts the script's folder first on
+            # sys.path, so `compaction` is that checkout's).
+            folder = workdir / version  # its own history and log
+            folder.mkdir()
+            process, server = start_app(folder, script=script)
+            processes.append(process)
+            urls[version] = server.url
+        with sync_playwright() as playwright:
+            browser = launch_chromium(playwright)
+            try:
+                for url in urls.values():  # imports, and the session's caches warm
+                    for figure in figures.values():
+                        page = browser.new_page(viewport=VIEWPORT)
+                        figure(page, url)
+                        page.close()
+                for turn in range(AB_REPEATS):
+                    order = list(urls) if turn % 2 == 0 else list(reversed(urls))
+                    for label, figure in figures.items():
+                        for version in order:
+                            page = browser.new_page(viewport=VIEWPORT)
+                            elapsed = figure(page, urls[version])
+                            runs.setdefault((label, version), []).append(elapsed)
+                            page.close()
+            finally:
+                browser.close()
+    finally:
+        for process in processes:
+            stop_app(process)
+        shutil.rmtree(workdir, ignore_errors=True)
+    ratios: dict[str, float] = {}
+    print(f"\nafter ({ROOT}) against before ({other}), {AB_REPEATS} tabs each:", flush=True)
+    for label in figures:
+        after = statistics.median(runs[(label, "after")])
+        before = statistics.median(runs[(label, "before")])
+        ratios[label] = after / before
+        verdict = "within" if ratios[label] <= BUDGET else "OVER"
+        print(
+            f"  {ratios[label]:5.2f}×  {label}: {after:.2f} s after, {before:.2f} s before "
+            f"— {verdict} the {BUDGET - 1:.0%} budget",
+            flush=True,
+        )
+        for version in ("after", "before"):
+            print(f"           {version}: {_spread(runs[(label, version)])}", flush=True)
+    return ratios
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5_000)
+    args = sys.argv[1:]
+    if args[:1] == ["--against"] and len(args) >= 2:
+        compare(Path(args[1]), int(args[2]) if len(args) > 2 else 5_000)
+    else:
+        main(int(args[0]) if args else 5_000)
