@@ -86,8 +86,16 @@ def test_the_message_table_and_its_pane_at_common_window_widths(
     # The pane is bounded: as tall as the table, and the long message scrolls inside it.
     assert abs(t["height"] - PANE_PX) <= 2, t
     assert p["height"] <= PANE_PX + 2, p
+    # (The heading arrives before the long output is laid out: wait for its height.)
+    page.wait_for_function(
+        """() => { const e = document.querySelector('.st-key-message_detail');
+                   return e && e.scrollHeight > e.clientHeight + 100; }""",
+        timeout=RENDER_TIMEOUT_MS,
+    )
     scroll = pane.evaluate("e => ({all: e.scrollHeight, shown: e.clientHeight})")
     assert scroll["all"] > scroll["shown"] + 100, scroll
+    p = _box(pane)
+    assert p["height"] <= PANE_PX + 2, p
 
     # Beside the table when both fit, below it when they do not.
     if room >= TABLE_MIN_PX + PANE_MIN_PX + 16:
