@@ -3,9 +3,10 @@
 import streamlit as st
 
 from compaction.ui import compute
+from compaction.ui.final_view import render_final, run_llm_now
 from compaction.ui.frame import current_settings, require_config
-from compaction.ui.inspect_view import render_final, render_overview, run_llm_now
 from compaction.ui.loader import render_loader
+from compaction.ui.overview_view import render_overview
 from compaction.ui.peer_compare import render_peer_compare
 from compaction.ui.phase_views import render_phase
 from compaction.ui.skip_advice import skip_advice

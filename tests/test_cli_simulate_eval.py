@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
+import threading
+import types
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,7 @@ from timeline_sessions import FIRST_PATH, coding_session
 
 from compaction.cli import main
 from compaction.lab.evaluate import STRATEGY_NAMES
+from compaction.lab.sweep.worker import pool_context
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
@@ -137,6 +141,32 @@ def test_eval_over_a_folder_with_two_jobs(tmp_path: Path) -> None:
     assert strip == [
         {k: v for k, v in r.items() if "duration" not in k} for r in in_process["table"]
     ]
+
+
+def test_spawned_workers_do_not_rerun_the_callers_main_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under Streamlit (and AppTest) `__main__` is the page script being run; a spawned worker
+    that re-ran it would run the page without a session (or, as here, die on it) and break the
+    pool. Threads are alive, as in the app, so the pool spawns."""
+    page = tmp_path / "page.py"
+    page.write_text("raise RuntimeError('the page ran inside a worker')\n")
+    fake_main = types.ModuleType("__main__")
+    fake_main.__file__ = str(page)
+    monkeypatch.setitem(sys.modules, "__main__", fake_main)
+    release = threading.Event()
+    server_thread = threading.Thread(target=release.wait, daemon=True)
+    server_thread.start()
+    try:
+        assert pool_context().get_start_method() == "spawn"
+        folder = make_folder(tmp_path)
+        result = CliRunner().invoke(main, ["eval", str(folder), "--jobs", "2"])
+    finally:
+        release.set()
+        server_thread.join()
+    assert result.exit_code == 0, result.output
+    assert "3 sessions" in result.output
+    assert sys.modules["__main__"] is fake_main  # the caller's own entry is put back
 
 
 def test_eval_strategies_subset_and_limit(tmp_path: Path) -> None:

@@ -18,7 +18,6 @@ import os
 import sys
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -37,7 +36,7 @@ from compaction.lab.evaluate import (
 )
 from compaction.lab.judge import judge
 from compaction.lab.probes import CATEGORIES
-from compaction.lab.sweep.worker import start_method
+from compaction.lab.sweep.worker import pool_context
 from compaction.messages import Message
 from compaction.summarizers.factory import make_summarizer
 from compaction.validate import PROVIDERS
@@ -185,7 +184,7 @@ def run_all(tasks: list[Task], jobs: int) -> list[dict[str, Any]]:
                 bar.update(1)
         else:
             # fork for the one-threaded CLI, spawn when threads run (lab/sweep/worker.py).
-            context = get_context(start_method())
+            context = pool_context()
             with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
                 futures: dict[Future[dict[str, Any]], int] = {
                     pool.submit(run_task, task): position for position, task in enumerate(tasks)

@@ -21,6 +21,8 @@ from compaction.ui.tool_pairs import pretty_arguments
 from compaction.ui.untrusted import md_code, md_escape
 
 SELECTED_KEY = "inspect_open"
+#: The preview column's width: about 55 characters; the table scrolls sideways for the rest.
+PREVIEW_PX = 400
 
 
 def call_index(messages: Sequence[Message]) -> dict[str, tuple[int, str]]:
@@ -95,9 +97,14 @@ def message_table(frame: dict[str, list[Any]], key: str, height: int = 320) -> N
         height=height,
         on_select=lambda: _select_from_table(key, shown),
         selection_mode="single-row",
+        # The short columns as narrow as their content allows, so the preview gets the rest
+        # of the table's width (at 1024 px it had five characters).
         column_config={
-            "tokens": st.column_config.NumberColumn(format="%d"),
-            "preview": st.column_config.TextColumn(width="large"),
+            "#": st.column_config.NumberColumn(width="small"),
+            "region": st.column_config.TextColumn(width="small"),
+            "role": st.column_config.TextColumn(width="small"),
+            "tokens": st.column_config.NumberColumn(format="%d", width="small"),
+            "preview": st.column_config.TextColumn(width=PREVIEW_PX),
         },
     )
 

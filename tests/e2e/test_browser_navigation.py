@@ -158,3 +158,5 @@ def test_every_phase_button_label_is_whole_at_1024_px(page: Page, app_server: Ap
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.get_by_text("Run step by step").scroll_into_view_if_needed()
     page.screenshot(path=str(SCREENSHOTS / "inspect-1024px.png"))
+    DOCS.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(SCREENSHOTS / "inspect-1024px.png", DOCS / "inspect-1024px.png")

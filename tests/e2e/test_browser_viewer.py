@@ -100,7 +100,7 @@ def test_overview_views_decoded_output_filter_tool_pairs_and_composition(
     expect(code).to_be_visible(timeout=RENDER_TIMEOUT_MS)
     text = code.inner_text()
     assert '{"output"' not in text and "\\n" not in text and text.count("\n") > 5
-    pane = page.locator("[data-testid='stColumn']").filter(has=code).last
+    pane = page.locator(".st-key-message_detail")
     _shoot(page, pane, "tool-output-formatted")
 
     # Item 13: the find box narrows the table.
@@ -110,7 +110,7 @@ def test_overview_views_decoded_output_filter_tool_pairs_and_composition(
     wait_idle(page)
     expect(page.get_by_text("messages match").first).to_be_visible()
     _no_exception(page)
-    find_column = page.locator("[data-testid='stColumn']").filter(has=find).last
+    find_column = page.locator(".st-key-message_list")
     _shoot(page, find_column, "find-filter")
 
     # Item 15: every call with its result.

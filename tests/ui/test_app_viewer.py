@@ -17,8 +17,9 @@ from compaction.samples import load_sample
 from compaction.tokens import make_counter
 from compaction.tool_output import decode_tool_output, parse_tool_output
 from compaction.ui.composition import CONTENT_PARTS
+from compaction.ui.final_view import FINAL_TABS_KEY
 from compaction.ui.find_filter import search_texts
-from compaction.ui.inspect_view import FINAL_TABS_KEY, OVERVIEW_TABS_KEY
+from compaction.ui.overview_view import OVERVIEW_TABS_KEY
 from compaction.ui.palette import COMPOSITION_LABELS
 from compaction.ui.side_by_side import align
 from compaction.ui.tool_pairs import PAIR_KEY

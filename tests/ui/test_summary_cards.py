@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compaction.ui.phase_views import section_lines
+from compaction.ui.summary_view import section_lines
 
 
 def test_quoted_list_items_get_one_bullet_not_two() -> None:

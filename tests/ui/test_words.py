@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compaction.ui.inspect_view import file_stem
+from compaction.ui.final_view import file_stem
 from compaction.ui.state import make_loaded
 from compaction.ui.words import plural
 

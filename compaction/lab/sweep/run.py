@@ -23,7 +23,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from typing import Any
 
 from compaction.config import CompactionConfig
@@ -40,7 +39,7 @@ from compaction.lab.sweep.grid import (
     parse_param,
     point_peer,
 )
-from compaction.lab.sweep.worker import Evaluator, init_worker, run_in_worker, start_method
+from compaction.lab.sweep.worker import Evaluator, init_worker, pool_context, run_in_worker
 from compaction.messages import Message
 from compaction.summarizers.base import Summarizer
 from compaction.tokens import make_counter
@@ -360,7 +359,7 @@ def _run_points(
     else:
         with ProcessPoolExecutor(
             max_workers=workers,
-            mp_context=get_context(start_method()),
+            mp_context=pool_context(),
             initializer=init_worker,
             initargs=(evaluator, counters),
         ) as pool:

@@ -5,20 +5,28 @@ needs (the conversations, their probe facts, the summariser) is sent once, throu
 initializer, and the token counter is warmed there once per conversation, so that each of the
 many points a worker evaluates recounts nothing (the counter caches per content string).
 
-How workers start (`start_method`): "fork" when the caller is single-threaded (the CLI), which
+How workers start (`pool_context`): "fork" when the caller is single-threaded (the CLI), which
 costs milliseconds and inherits the warmed counter; "spawn" otherwise, because the caller may be
 multi-threaded (Streamlit serves every browser session from a thread) and forking while another
-thread holds a lock can deadlock the child. A spawned worker re-imports the caller's main module,
-which costs about a second per worker, so spawn pays off only for long sweeps.
+thread holds a lock can deadlock the child. A spawned worker would normally re-run the caller's
+`__main__` first; under Streamlit `__main__` is the page script being run (Streamlit installs
+each script run as `__main__`), so every worker re-ran the Sweep page without a session, and
+under AppTest a page that raises broke the pool. The workers' code lives in importable modules
+and needs nothing from `__main__`, so a worker starts from a blank one (`_OwnMainProcess`).
+A spawned worker still imports the package (about a second), so spawn pays off only for long
+sweeps.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import sys
 import threading
 import time
+import types
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from multiprocessing.context import BaseContext, SpawnContext, SpawnProcess
 from typing import Any
 
 from compaction.compactor import compress
@@ -148,6 +156,43 @@ def start_method() -> str:
     if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
         return "fork"
     return "spawn"
+
+
+_MAIN_SWAP = threading.Lock()
+
+
+class _OwnMainProcess(SpawnProcess):
+    """A spawned process that does not re-run the parent's `__main__`.
+
+    multiprocessing tells the child which main module to re-run from `sys.modules["__main__"]`
+    at the moment the process is launched (its `__spec__` name, else its `__file__`). For that
+    instant only, the parent's entry is a blank module with neither, so the child keeps its own.
+    """
+
+    @staticmethod
+    def _Popen(process_obj: Any) -> Any:
+        with _MAIN_SWAP:
+            parent_main = sys.modules.get("__main__")
+            blank = types.ModuleType("__main__")
+            sys.modules["__main__"] = blank
+            try:
+                return SpawnProcess._Popen(process_obj)
+            finally:
+                # Put it back unless another thread (a Streamlit script run) replaced it since.
+                if sys.modules.get("__main__") is blank and parent_main is not None:
+                    sys.modules["__main__"] = parent_main
+
+
+class _OwnMainSpawnContext(SpawnContext):
+    Process = _OwnMainProcess
+
+
+def pool_context() -> BaseContext:
+    """The multiprocessing context for a worker pool (see the module docstring): fork for a
+    single-threaded caller, else spawn with workers that start from a blank `__main__`."""
+    if start_method() == "fork":
+        return multiprocessing.get_context("fork")
+    return _OwnMainSpawnContext()
 
 
 _WORKER: Evaluator | None = None

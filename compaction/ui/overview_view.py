@@ -1,24 +1,23 @@
-"""The Inspect page's parts: the overview (budget bar, per-message chart, message list), the LLM
-call with its streaming summary, the final before/after with fates, validity, downloads, history.
+"""Inspect's overview of the loaded conversation: the budget bar, the region counts, the
+per-message chart, and the message list (find, filter, the table and the open message), the tool
+calls paired with their results, or the context's composition.
+
+The parts the before → after view shares with it (a per-message chart whose bar opens a message,
+the composition bar, the view picker) are public here; `final_view.py` imports them.
 """
 
 from __future__ import annotations
 
-import json
-import re
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import altair as alt
 import streamlit as st
 
 from compaction.config import CompactionConfig
-from compaction.formats import dump_conversation
 from compaction.messages import Message
-from compaction.result import CompactionResult
 from compaction.tokens import make_counter
-from compaction.ui import compute, nav
+from compaction.ui import compute
 from compaction.ui.binning import bin_size
 from compaction.ui.charts import PICK, budget_bar, grouping_caption, hover_texts, message_chart
 from compaction.ui.composition import (
@@ -34,6 +33,7 @@ from compaction.ui.find_filter import (
     search_texts,
     subset,
 )
+from compaction.ui.layout import beside_or_below
 from compaction.ui.message_views import (
     call_index,
     message_frame,
@@ -45,15 +45,13 @@ from compaction.ui.message_views import (
 )
 from compaction.ui.palette import FATE_LABELS
 from compaction.ui.params import Settings, show_summary_budget
-from compaction.ui.side_by_side import render_side_by_side
 from compaction.ui.state import Loaded
 from compaction.ui.stepper import current_step
 from compaction.ui.text_views import tool_output_toggle
 from compaction.ui.tool_pairs import ToolPair, pair_tool_calls, render_tool_pairs, result_index
 from compaction.ui.untrusted import md_escape
-from compaction.validate import Problem, errors, validate
 
-PANE_PX = 560  # the message table and the open message beside it: about 15 rows
+PANE_PX = 560  # the message table and the open message beside (or below) it: about 15 rows
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -94,7 +92,7 @@ def _chart(
     return message_chart(hover, _tokens, _labels, colors_by, roles)
 
 
-def _message_chart(
+def message_chart_view(
     chart_key: str,
     loaded: Loaded,
     settings: Settings,
@@ -145,18 +143,20 @@ def _search(content_hash: str, _messages: list[Message]) -> list[str]:
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _composition(
+def cached_composition(
     key: str,
     _messages: list[Message],
     _tokens: list[int] | None,
     _config: CompactionConfig,
     _tools: list[dict[str, Any]],
 ) -> Composition:
+    """What fills the window for `_messages`, once per `key` (the conversation or run, and the
+    settings that change the count): the overview and the before → after view share it."""
     counter = make_counter(_config.counter, _config.model)
     return composition(_messages, counter, _config, _tools, tokens=_tokens)
 
 
-def _composition_view(contexts: list[tuple[str, Composition]], key: str) -> None:
+def composition_view(contexts: list[tuple[str, Composition]], key: str) -> None:
     """The stacked bar(s) and their numbers, which add up to each context's tokens."""
     st.altair_chart(composition_chart(contexts), key=key, width="stretch")
     for name, comp in contexts:
@@ -199,7 +199,9 @@ def _messages_view(
     fates: list[str] | None,
 ) -> None:
     """The find box and filters, the (filtered) message table, and the open message."""
-    left, right = st.columns([3, 2])
+    # Beside each other on a wide page, the open message below the table on a narrow one (at
+    # 1024 px columns left the previews five characters); the pane scrolls inside either way.
+    left, right = beside_or_below("messages_row", "message_list", "message_detail", PANE_PX)
     roles = _roles(loaded.content_hash, loaded.messages)
     tools = _tools(loaded.content_hash, loaded.messages)
     with left:
@@ -212,7 +214,7 @@ def _messages_view(
         message_table(table, key="message_table", height=PANE_PX)
     # The open message scrolls in a pane as tall as the table: a long tool output would
     # otherwise stretch the page thousands of pixels beside a table of a few rows.
-    with right.container(height=PANE_PX, border=False, key="message_detail"):
+    with right:
         tool_output_toggle()
         index = open_message_input(len(loaded.messages))
         render_message(
@@ -229,7 +231,7 @@ def _messages_view(
 OVERVIEW_TABS = ("Messages", "Tool calls", "Context composition")
 
 
-def _view_picker(views: Sequence[str], key: str) -> str:
+def view_picker(views: Sequence[str], key: str) -> str:
     """Which of `views` to draw (the first until another is picked; never none)."""
     if st.session_state.get(key) not in views:
         st.session_state[key] = views[0]
@@ -268,7 +270,9 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
     st.altair_chart(bar, key="budget_bar", width="stretch")
     chart_key = f"{loaded.content_hash}|{config.counter}|{config.model}"
     chart_key += f"|{regions.head_end}|{regions.tail_start}"  # the labels follow from the cut
-    _message_chart(chart_key, loaded, settings, regions, regions.labels, "region", "message_chart")
+    message_chart_view(
+        chart_key, loaded, settings, regions, regions.labels, "region", "message_chart"
+    )
     fates = _fates_on_view(loaded, settings)
     table = _table(loaded, settings, regions)
     if fates is not None:
@@ -276,7 +280,7 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
     # Only the chosen view is drawn: the first render shows the message list alone, not a
     # 2,500-row table of tool calls and a chart nobody has asked for yet. (A segmented control,
     # not st.tabs(on_change="rerun"), whose state tracking cost the first render an extra run.)
-    view = _view_picker(OVERVIEW_TABS, OVERVIEW_TABS_KEY)
+    view = view_picker(OVERVIEW_TABS, OVERVIEW_TABS_KEY)
     if view == "Messages":
         _messages_view(loaded, regions, table, fates)
     elif view == "Tool calls":
@@ -285,198 +289,6 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
             render_tool_pairs(pairs, loaded.messages, "tool_pairs")
     else:
         key = f"in|{chart_key}|{len(loaded.tools)}"
-        before = _composition(key, loaded.messages, regions.tokens, config, loaded.tools)
-        _composition_view([("Before compaction", before)], "composition_before")
+        before = cached_composition(key, loaded.messages, regions.tokens, config, loaded.tools)
+        composition_view([("Before compaction", before)], "composition_before")
     return regions
-
-
-def run_llm_now(loaded: Loaded, settings: Settings) -> CompactionResult | None:
-    """Call the LLM, streaming its summary into the page; None when it could not start."""
-    st.markdown("**Summary streaming from the model…**")
-    slot = st.empty()
-    received: list[str] = []
-    last = [0.0]
-
-    def on_token(text: str) -> None:
-        received.append(text)
-        now = time.monotonic()
-        if now - last[0] > 0.1:  # redraw at most ten times a second
-            last[0] = now
-            slot.code("".join(received), language=None, wrap_lines=True)
-
-    try:
-        with st.spinner(f"Calling {md_escape(settings.llm_model)}…"):
-            result = compute.run_llm(loaded, settings, on_token)
-    except Exception as exc:  # a UI must report any failure to start the call, not crash
-        st.error(f"The LLM summariser could not run: {md_escape(exc)}")
-        return None
-    slot.code("".join(received) or "(no streamed text)", language=None, wrap_lines=True)
-    return result
-
-
-def _verdict(problems: Sequence[Problem]) -> str:
-    bad = errors(problems)
-    if not bad:
-        warnings = len(problems)
-        return "✅ valid" + (f" ({warnings} warning(s))" if warnings else "")
-    return f"❌ {len(bad)} error(s)"
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _problems(key: str, provider: str, _messages: list[Message]) -> list[Problem]:
-    return validate(_messages, provider)
-
-
-def render_final(loaded: Loaded, result: CompactionResult, settings: Settings, key: str) -> None:
-    """Before/after: totals, the fate of every original message, validity, downloads, history."""
-    st.subheader("Before → after")
-    columns = st.columns(3)
-    columns[0].metric("Tokens before", f"{result.tokens_before:,}")
-    columns[1].metric("Tokens after", f"{result.tokens_after:,}")
-    columns[2].metric("Savings", f"{result.savings_pct:.1f}%")
-    if result.fallback_used:
-        st.warning(
-            f"Fallback used: **{md_escape(result.fallback_used)}** — the summariser failed "
-            f"({md_escape(result.fallback_reason)}); see Phase 3."
-        )
-    regions = compute.regions(loaded, settings)
-    # As in the overview, only the chosen view is drawn: the side-by-side rows are many elements.
-    view = _view_picker(FINAL_TABS, FINAL_TABS_KEY)
-    if view == "Fates":
-        _fates_view(loaded, result, settings, regions, key)
-    elif view == "Context composition":
-        with st.container(key="composition_view"):
-            _final_composition(loaded, result, settings, regions, key)
-    else:
-        with st.container(key="side_by_side_view"):
-            st.markdown(
-                "**Side by side** — the original and the compacted conversation, row by row"
-            )
-            render_side_by_side(loaded.messages, result, "side_by_side")
-    _validity(loaded, result, key)
-    _downloads(loaded, result)
-    if settings.save_history:
-        _history(loaded, result, settings, key)
-
-
-FINAL_TABS = ("Fates", "Context composition", "Side by side")
-FINAL_TABS_KEY = "final_tabs"
-
-
-def _fates_view(
-    loaded: Loaded,
-    result: CompactionResult,
-    settings: Settings,
-    regions: compute.Regions,
-    key: str,
-) -> None:
-    """The fate of every original message, as a chart and as counts."""
-    fates = [result.fates.get(i, "kept") for i in range(len(loaded.messages))]
-    chart_key = f"fates|{key}|{id(result)}"
-    _message_chart(chart_key, loaded, settings, regions, fates, "fate", "fate_chart")
-    counts: dict[str, int] = {}
-    for fate in fates:
-        counts[fate] = counts.get(fate, 0) + 1
-    st.dataframe(
-        {
-            "fate": [FATE_LABELS.get(f, f) for f in counts],
-            "messages": list(counts.values()),
-        },
-        hide_index=True,
-        key="fate_counts",
-    )
-
-
-def _final_composition(
-    loaded: Loaded,
-    result: CompactionResult,
-    settings: Settings,
-    regions: compute.Regions,
-    key: str,
-) -> None:
-    assert settings.config is not None
-    config = settings.config
-    st.markdown("**Context composition** — what fills the window, before and after")
-    before_key = f"in|{loaded.content_hash}|{config.counter}|{config.model}|{len(loaded.tools)}"
-    before = _composition(before_key, loaded.messages, regions.tokens, config, loaded.tools)
-    after_key = f"out|{key}|{id(result)}"
-    after = _composition(after_key, result.messages, None, config, loaded.tools)
-    _composition_view([("Before compaction", before), ("After compaction", after)], "composition")
-
-
-def _validity(loaded: Loaded, result: CompactionResult, key: str) -> None:
-    st.markdown("**Would the provider accept it?**")
-    rows: dict[str, list[str]] = {"provider": [], "input": [], "output": []}
-    listed: list[str] = []
-    for provider in ("openai", "anthropic"):
-        before = _problems(f"in|{loaded.content_hash}", provider, loaded.messages)
-        after = _problems(f"out|{key}", provider, result.messages)
-        rows["provider"].append(provider)
-        rows["input"].append(_verdict(before))
-        rows["output"].append(_verdict(after))
-        # Errors first, then the warnings the verdict counts ("valid (12 warnings)").
-        warned = [problem for problem in after if problem.severity != "error"]
-        ordered = [*errors(after), *warned]
-        listed += [f"{provider} output: {problem}" for problem in ordered[:40]]
-    st.dataframe(rows, hide_index=True, key="validity")
-    if listed:
-        with st.expander(f"Errors and warnings in the output ({len(listed)})"):
-            st.text("\n".join(listed))
-
-
-def file_stem(loaded: Loaded) -> str:
-    """A download's file name stem: the sample's id, else the title as a short slug (a title
-    such as "An interrupted run leaves orphaned tool calls" makes a poor file name)."""
-    if loaded.source.startswith("sample:"):
-        return loaded.source.removeprefix("sample:")
-    slug = re.sub(r"[^a-z0-9]+", "-", loaded.title.lower()).strip("-")[:40].rstrip("-")
-    return slug or "conversation"
-
-
-def _downloads(loaded: Loaded, result: CompactionResult) -> None:
-    stem = file_stem(loaded)
-    columns = st.columns(3)
-    for column, fmt in zip(columns[:2], ("openai", "anthropic"), strict=True):
-        column.download_button(
-            f"Download compacted ({fmt})",
-            data=_exporter(result.messages, fmt),
-            file_name=f"{stem}.compacted.{fmt}.json",
-            mime="application/json",
-            key=f"download_{fmt}",
-            on_click="ignore",
-        )
-    columns[2].download_button(
-        "Download report (JSON)",
-        data=lambda: json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str),
-        file_name=f"{stem}.report.json",
-        mime="application/json",
-        key="download_report",
-        on_click="ignore",
-    )
-
-
-def _exporter(messages: list[Message], fmt: str) -> Callable[[], str]:
-    # Deferred: the JSON is only built when the user actually downloads.
-    def build() -> str:
-        return json.dumps(dump_conversation(messages, fmt), indent=2, ensure_ascii=False)
-
-    return build
-
-
-def _history(loaded: Loaded, result: CompactionResult, settings: Settings, key: str) -> None:
-    if not compute.save_requested(key):  # a settings change after the run is not a new save
-        st.button("Save this run to history", key="save_run", on_click=compute.request_save,
-                  args=(key,))  # fmt: skip
-        return
-    state = compute.save_run(loaded, result, settings, key)
-    if state.problem:
-        st.warning(md_escape(state.problem))
-        return
-    if state.pending:
-        st.caption("Saving this run to history in the background…")
-        return
-    run_id = state.run_id
-    if not nav.link(
-        "history", f"Saved to history as run #{run_id} — open it", {"run": str(run_id)}
-    ):
-        st.caption(f"Saved to history as run #{run_id} (`compaction history show {run_id}`).")
