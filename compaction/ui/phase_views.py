@@ -286,8 +286,11 @@ def _fit_view(phase: PhaseResult, result: CompactionResult, original: Sequence[M
         st.markdown(
             f"The five phases left {d.get('tokens_before', phase.tokens_before):,} tokens, over "
             f"the {window:,}-token window: the largest tool outputs, then tool-call arguments, "
-            "were cut around the marker `[… N chars cut to fit the context window …]`, keeping "
-            "their first and last parts (never the system message or the latest request)."
+            "then other text were cut around the marker `[… N chars cut to fit the context "
+            "window …]`, keeping their first and last parts (never the system message or the "
+            "latest request). The summary goes last and section by section: the record of work "
+            "first, the user's Constraints, Goal and Active Task only when nothing else is left "
+            "to cut."
         )
     if cuts:
         st.dataframe(
