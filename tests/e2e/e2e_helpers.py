@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, Playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
@@ -166,3 +167,21 @@ def screenshot(page: Page, name: str) -> Path:
     page.screenshot(path=str(path), full_page=True)
     page.set_viewport_size(VIEWPORT)
     return path
+
+
+def choose(page: Page, label: str, option: str, attempts: int = 4, exact: bool = True) -> None:
+    """Pick `option` in the selectbox `label`. A rerun that lands while the list is open (the
+    history save after Run all finishing) closes it, so the list is opened again until the
+    option shows."""
+    for _ in range(attempts):
+        wait_idle(page, 60_000)
+        page.get_by_label(label, exact=True).click()
+        item = page.get_by_role("option", name=option, exact=exact)
+        try:
+            item.wait_for(state="visible", timeout=5_000)
+        except PlaywrightTimeoutError:
+            page.keyboard.press("Escape")  # a list left open would swallow the next click
+            continue
+        item.click()
+        return
+    raise AssertionError(f"the option {option!r} of {label!r} never showed")

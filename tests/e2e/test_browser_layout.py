@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_helpers import SCREENSHOTS, AppServer, open_app, wait_idle
+from e2e_helpers import SCREENSHOTS, AppServer, choose, open_app, wait_idle
 from playwright.sync_api import Locator, Page, expect
 
 from compaction.ui.layout import CARD_MAX_PX, PANE_MIN_PX, TABLE_MIN_PX
@@ -210,8 +210,7 @@ def test_a_samples_hint_stays_in_view_after_loading_and_running(
     expect(hint).to_be_visible()
     # And for a sample picked in the Load panel (the panel folds once it is loaded).
     page.get_by_text("Loaded:", exact=False).first.click()
-    page.get_by_label("Sample session").click()
-    page.get_by_role("option", name="Coding agent fixes a failing pytest suite").click()
+    choose(page, "Sample session", "Coding agent fixes a failing pytest suite")
     wait_idle(page, RENDER_TIMEOUT_MS)
     page.get_by_role("button", name="Load sample").click()
     expect(page.get_by_text("Loaded: Coding agent", exact=False).first).to_be_visible(

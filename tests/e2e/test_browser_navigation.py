@@ -10,7 +10,15 @@ import shutil
 from pathlib import Path
 
 import pytest
-from e2e_helpers import SCREENSHOTS, VIEWPORT, AppServer, open_app, screenshot, wait_idle
+from e2e_helpers import (
+    SCREENSHOTS,
+    VIEWPORT,
+    AppServer,
+    choose,
+    open_app,
+    screenshot,
+    wait_idle,
+)
 from playwright.sync_api import Browser, Locator, Page, expect
 
 pytestmark = pytest.mark.e2e
@@ -123,8 +131,7 @@ def test_a_copied_timeline_link_reopens_the_conversation_and_settings(
     _nav(page, "Inspect")
     page.get_by_text("Loaded:", exact=False).first.click()
     wait_idle(page, RENDER_TIMEOUT_MS)
-    page.get_by_label("Sample session").click()
-    page.get_by_role("option", name="An interrupted run leaves orphaned tool calls").click()
+    choose(page, "Sample session", "An interrupted run leaves orphaned tool calls")
     wait_idle(page, RENDER_TIMEOUT_MS)
     expect(page.get_by_label("Sample session")).to_have_value(
         "An interrupted run leaves orphaned tool calls"

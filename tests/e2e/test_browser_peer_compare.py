@@ -8,9 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from e2e_helpers import ROOT, SCREENSHOTS, VIEWPORT, AppServer, open_app, wait_idle
+from e2e_helpers import ROOT, SCREENSHOTS, VIEWPORT, AppServer, choose, open_app, wait_idle
 from playwright.sync_api import Page, expect
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 pytestmark = pytest.mark.e2e
 
@@ -75,19 +74,3 @@ def section_screenshot(page: Page, name: str) -> Path:
     page.screenshot(path=str(path), clip=clip, full_page=True)
     page.set_viewport_size(VIEWPORT)
     return path
-
-
-def choose(page: Page, label: str, option: str, attempts: int = 4) -> None:
-    """Pick `option` in the selectbox `label`. A rerun that lands while the list is open (the
-    history save finishing) closes it, so the list is opened again until the option shows."""
-    for _ in range(attempts):
-        wait_idle(page, RENDER_TIMEOUT_MS)
-        page.get_by_label(label, exact=True).click()
-        item = page.get_by_role("option", name=option, exact=True)
-        try:
-            item.wait_for(state="visible", timeout=5_000)
-        except PlaywrightTimeout:
-            continue
-        item.click()
-        return
-    raise AssertionError(f"the option {option!r} of {label!r} never showed")
