@@ -24,9 +24,16 @@ of each run (messages, tokens) so a speed-up that keeps more context shows, and 
 check (cold exact per message vs the floor's own growth, goal within 1.2 x).
 
 Run: `.venv/bin/python -m benchmarks.bench_compress` (add `--large` for 20,000 messages,
-`--sizes 500` for a quick look). Timings are CPU seconds of the measuring process (its threads
-included; the CLI row: of the child process), as the issue measures, since waiting for a core on
-a shared machine is not work; `--clock wall` gives wall seconds, where threads pay off.
+`--sizes 500` for a quick look). `--against PATH` runs every row on an earlier version's files
+too (`git worktree add /tmp/before REV`), alternating with this tree size by size, and prints
+both tables and this tree's ratio to the earlier one: a before/after from one run, under the
+same load. Each tree's modules are compiled to bytecode first (`compileall`, as `pip install`
+does), so the import and CLI rows measure what an installed copy pays, even where the
+environment sets PYTHONDONTWRITEBYTECODE.
+
+Timings are CPU seconds of the measuring process (its threads included; the CLI row: of the
+child process), as the issue measures, since waiting for a core on a shared machine is not work;
+`--clock wall` gives wall seconds, where threads pay off.
 """
 
 from __future__ import annotations
@@ -180,27 +187,44 @@ WORKERS = {"exact": worker_exact, "rough": worker_rough, "loop": worker_loop}
 # -- the orchestrator ---------------------------------------------------------------------------
 
 
-def _python_env() -> dict[str, str]:
+def _python_env(tree: Path = ROOT) -> dict[str, str]:
+    """The environment of a measured process: `tree`'s compaction first on the path, and
+    bytecode allowed (an installed copy has it; compile_tree wrote it)."""
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = os.pathsep.join(
-        part for part in (str(ROOT), env.get("PYTHONPATH", "")) if part
+        part for part in (str(tree), str(ROOT), env.get("PYTHONPATH", "")) if part
     )
     return env
 
 
-def run_worker(kind: str, size: int) -> dict[str, Any]:
+def compile_tree(tree: Path) -> None:
+    """Byte-compile `tree`'s package, as `pip install` does, so no row pays for compiling."""
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(tree / "compaction")],
+        check=True,
+        capture_output=True,
+        env=_python_env(tree),
+    )
+
+
+def run_worker(kind: str, size: int, tree: Path = ROOT) -> dict[str, Any]:
+    command = [sys.executable, "-m", "benchmarks.bench_compress", "--worker", kind]
     completed = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_compress", "--worker", kind, "--size", str(size)],
+        [*command, "--size", str(size), "--tree", str(tree)],
         capture_output=True,
         text=True,
         check=True,
-        cwd=ROOT,
-        env=_python_env(),
+        cwd=ROOT,  # this tree's benchmark code, the measured tree's compaction (see main)
+        env=_python_env(tree),
     )
-    return dict(json.loads(completed.stdout.strip().splitlines()[-1]))
+    measured = dict(json.loads(completed.stdout.strip().splitlines()[-1]))
+    if Path(measured.pop("package")) != tree.resolve():  # an installed copy came first
+        raise SystemExit(f"the {kind} worker measured {measured} instead of {tree}")
+    return measured
 
 
-def measure_import(repeats: int = 3) -> tuple[float, float, str]:
+def measure_import(tree: Path = ROOT, repeats: int = 3) -> tuple[float, float, str]:
     """The fastest of `repeats` fresh imports: (seconds, peak RSS in MiB, heavy modules loaded)."""
     best: tuple[float, float, str] | None = None
     for _ in range(repeats):
@@ -209,8 +233,8 @@ def measure_import(repeats: int = 3) -> tuple[float, float, str]:
             capture_output=True,
             text=True,
             check=True,
-            cwd=ROOT,
-            env=_python_env(),
+            cwd=tree,
+            env=_python_env(tree),
         )
         seconds, peak_kib, heavy = completed.stdout.split()
         row = (float(seconds), int(peak_kib) / 1024, heavy)
@@ -220,12 +244,13 @@ def measure_import(repeats: int = 3) -> tuple[float, float, str]:
     return best
 
 
-def measure_cli(size: int, folder: Path) -> float:
-    """Wall seconds of `compaction compress` on the session written as JSON, in a new process."""
+def measure_cli(size: int, folder: Path, tree: Path = ROOT) -> float:
+    """Seconds of `compaction compress` on the session written as JSON, in a new process."""
     from benchmarks.session_gen import generate_session
 
     source = folder / f"session-{size}.json"
-    source.write_text(json.dumps(generate_session(size)), encoding="utf-8")
+    if not source.exists():
+        source.write_text(json.dumps(generate_session(size)), encoding="utf-8")
     target = folder / f"out-{size}.json"
     started = time.perf_counter()
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -233,8 +258,8 @@ def measure_cli(size: int, folder: Path) -> float:
         [sys.executable, "-m", "compaction", "compress", str(source), "-o", str(target)],
         capture_output=True,
         check=True,
-        cwd=ROOT,
-        env=_python_env(),
+        cwd=tree,  # `-m` puts the working directory first on the path
+        env=_python_env(tree),
     )
     if os.environ.get("BENCH_CLOCK") == "cpu":
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -256,28 +281,61 @@ def main() -> None:
         default="cpu",
         help="CPU seconds (as the issue measures; robust on a loaded machine) or wall seconds",
     )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="PATH",
+        help="an earlier version's checkout: measure it too, in the same run, and compare",
+    )
     parser.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--tree", type=Path, default=ROOT, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(WORKERS[args.worker](args.size)))
+        # The measured tree's compaction, this tree's benchmark code (already imported).
+        sys.path.insert(0, str(args.tree))
+        measured = WORKERS[args.worker](args.size)
+        import compaction
+
+        measured["package"] = str(Path(compaction.__file__).resolve().parent.parent)
+        print(json.dumps(measured))
         return
 
     os.environ["BENCH_CLOCK"] = args.clock  # the workers and probes read it
     sizes = [int(size) for size in args.sizes.split(",")]
     if args.large and 20_000 not in sizes:
         sizes.append(20_000)
-    import_s, import_mib, heavy = measure_import()
-    rows: dict[int, dict[str, Any]] = {}
+    trees = [ROOT]
+    if args.against is not None:
+        if not (args.against / "compaction" / "__init__.py").is_file():
+            parser.error(f"--against {args.against}: no compaction package there")
+        trees = [args.against.resolve(), ROOT]
+    for tree in trees:
+        compile_tree(tree)
+    imports = {tree: measure_import(tree) for tree in trees}
+    rows: dict[Path, dict[int, dict[str, Any]]] = {tree: {} for tree in trees}
     with tempfile.TemporaryDirectory() as folder:
         for size in sizes:
-            row: dict[str, Any] = {}
-            for kind in ("exact", "rough", "loop"):
-                row.update(run_worker(kind, size))
-            row["cli"] = measure_cli(size, Path(folder))
-            rows[size] = row
+            for tree in trees:  # alternating, so both versions see the same load
+                row: dict[str, Any] = {}
+                for kind in ("exact", "rough", "loop"):
+                    row.update(run_worker(kind, size, tree))
+                row["cli"] = measure_cli(size, Path(folder), tree)
+                rows[tree][size] = row
 
     print(f"clock: {args.clock} seconds (BENCH_CLOCK={args.clock})")
+    for tree in trees:
+        if len(trees) > 1:
+            print(f"\n=== {'after' if tree == ROOT else 'before'}: {tree} ===")
+        print_table(sizes, rows[tree], imports[tree])
+    if len(trees) > 1:
+        print_comparison(sizes, rows[trees[0]], rows[ROOT], imports[trees[0]], imports[ROOT])
+
+
+def print_table(
+    sizes: list[int], rows: dict[int, dict[str, Any]], imported: tuple[float, float, str]
+) -> None:
+    import_s, import_mib, heavy = imported
     print(
         f"import compaction: {import_s:.3f} s, peak RSS {import_mib:.0f} MiB "
         f"(goal <= 0.15 s: {_goal(import_s, 0.15)}; <= 50 MiB: {_goal(import_mib, 50)}); "
@@ -298,13 +356,8 @@ def main() -> None:
             cells.append(f"{seconds:>9.3f}{seconds / row[floor]:>8.2f}x{shown:>16}")
         print(f"{label:<16}" + "".join(cells))
 
-    line("floor", "floor")
-    line("cold exact", "cold", "cold_out")
-    line("cold rough", "rough", "rough_out", floor="floor_rough")
-    line("re-run first", "rerun_first")
-    line("re-run later", "rerun_later")
-    line("agent loop", "loop", "loop_out", floor="floor_loop")
-    line("CLI end to end", "cli")
+    for label, key, out, floor in ROWS:
+        line(label, key, out, floor)
     print(
         f"{'floor (rough)':<16}"
         + "".join(f"{rows[s]['floor_rough']:>9.3f}".ljust(width) for s in sizes)
@@ -348,6 +401,38 @@ def main() -> None:
             f"linear growth {sizes[0]:,} -> {sizes[-1]:,}: cold exact grew {growth:.2f}x the "
             f"floor's growth (goal <= 1.2x: {_goal(growth, 1.2)})"
         )
+
+
+#: (label, key, output key, the floor it is divided by) of each timed row.
+ROWS: list[tuple[str, str, str | None, str]] = [
+    ("floor", "floor", None, "floor"),
+    ("cold exact", "cold", "cold_out", "floor"),
+    ("cold rough", "rough", "rough_out", "floor_rough"),
+    ("re-run first", "rerun_first", None, "floor"),
+    ("re-run later", "rerun_later", None, "floor"),
+    ("agent loop", "loop", "loop_out", "floor_loop"),
+    ("CLI end to end", "cli", None, "floor"),
+]
+
+
+def print_comparison(
+    sizes: list[int],
+    before: dict[int, dict[str, Any]],
+    after: dict[int, dict[str, Any]],
+    import_before: tuple[float, float, str],
+    import_after: tuple[float, float, str],
+) -> None:
+    """after / before of each row's ratio to its own floor (each version's floor is measured in
+    its own processes, so the ratio of ratios cancels load that differed between them)."""
+    print("\n=== after / before (x floor of each, so < 1.00 is faster) ===")
+    print(f"{'import (s)':<16}{import_after[0] / import_before[0]:>9.2f}")
+    print(f"{'row':<16}" + "".join(f"{f'{size:,} msgs':>12}" for size in sizes))
+    for label, key, _, floor in ROWS[1:]:
+        cells = [
+            (after[size][key] / after[size][floor]) / (before[size][key] / before[size][floor])
+            for size in sizes
+        ]
+        print(f"{label:<16}" + "".join(f"{cell:>12.2f}" for cell in cells))
 
 
 if __name__ == "__main__":
