@@ -4,13 +4,21 @@ Two callers check the same messages again and again: an agent, which appends a m
 `should_compress` after each (`GrowingConversation`, one per Compactor), and a re-run of the same
 conversation with other budgets, where each run is a new Compactor (`check_once`, one per
 process). Both reuse the earlier result only for messages that are the same objects *and* still
-equal to a structural copy taken when they were checked, so an edit in place is always seen.
+equal to a snapshot taken when they were checked, so an edit in place is always seen.
+
+The two snapshots differ in what they cost where. The agent compares its whole context with
+the snapshot on every call, so it keeps structural copies, which `==` compares in C. The
+process-wide check compares once per compress, and most messages it sees are compressed only
+once (the command line, an agent's own `/compress`), so it keeps flat fingerprints, cheap to
+take: one tuple of atoms per message instead of a copy of every dict and list (tens of thousands
+of containers, which also brought on a full garbage collection of the cold run's objects).
 """
 
 from __future__ import annotations
 
 import operator
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from compaction.message_input import Passes, as_message_list, check_from
@@ -31,8 +39,11 @@ class GrowingConversation:
     where they stopped (see `message_input.Passes`).
     """
 
-    def __init__(self, remember: bool = True) -> None:
+    def __init__(self, remember: bool = True, fingerprints: bool = False) -> None:
         self._remember = remember  # False: a one-shot check, no copies kept for the next call
+        # The snapshot each checked message is compared with (see the module's docstring).
+        self._snapshot: Callable[[Any], Any] = _fingerprint if fingerprints else _structure_copy
+        self._compare_as: Callable[[Any], Any] | None = _fingerprint if fingerprints else None
         self._reset()
 
     def _reset(self) -> None:
@@ -90,10 +101,16 @@ class GrowingConversation:
         # Both comparisons run in C: `is` per message, then `==` against the copy, which stops
         # at each shared leaf (a string is compared by identity first) and so costs the
         # structure, not the text. (Equal numbers of another type, 1 for 1.0, count as the same.)
+        now: Any = messages
+        if self._compare_as is not None:  # fingerprints: the messages' own, taken again
+            now = map(self._compare_as, messages)  # lazily: only the first `known`
         if (
             all(map(operator.is_, self._inputs, messages))
-            and all(map(operator.eq, self._snapshots, messages))
-            and all(copy == snapshot for copy, snapshot in self._repaired)
+            and all(map(operator.eq, self._snapshots, now))
+            and all(
+                snapshot == (copy if self._compare_as is None else self._compare_as(copy))
+                for copy, snapshot in self._repaired
+            )
         ):
             return known
         return 0
@@ -104,9 +121,9 @@ class GrowingConversation:
         if self._remember:
             new = messages[start:]
             self._inputs.extend(new)
-            self._snapshots.extend(_structure_copy(message) for message in new)
+            self._snapshots.extend(map(self._snapshot, new))
             self._repaired.extend(
-                (copy, _structure_copy(copy))
+                (copy, self._snapshot(copy))
                 for copy, given in zip(checked[start:], new, strict=True)
                 if copy is not given
             )
@@ -123,16 +140,46 @@ def _structure_copy(node: Any) -> Any:
     return node
 
 
+_DICT = object()  # markers no message can hold: with the lengths, the flat form is unambiguous
+_LIST = object()
+
+
+def _fingerprint(message: Any) -> tuple[Any, ...]:
+    """`message` flattened to one tuple: each dict and list as a marker and its length, then its
+    keys and values in order, every other value shared. Equal (item by item, identity first) to
+    the fingerprint taken again exactly when no dict or list in it was edited in place (a
+    reordered dict counts as edited: it is checked again, which is never wrong)."""
+    parts: list[Any] = []
+    _flatten(message, parts)
+    return tuple(parts)
+
+
+def _flatten(node: Any, parts: list[Any]) -> None:
+    if isinstance(node, dict):
+        parts += (_DICT, len(node))
+        for key, value in node.items():
+            parts.append(key)
+            if isinstance(value, dict | list):
+                _flatten(value, parts)
+            else:
+                parts.append(value)
+    elif isinstance(node, list):
+        parts += (_LIST, len(node))
+        for item in node:
+            if isinstance(item, dict | list):
+                _flatten(item, parts)
+            else:
+                parts.append(item)
+    else:
+        parts.append(node)
+
+
 # The conversation a one-shot compress saw last, in this process, with its messages' token
 # counts per counter. A sweep, the app's sliders or a user's second try compact the same
 # messages again with other budgets, each time through a new Compactor; checking and counting
-# them again gave the same answers every time. Remembering costs a structural copy of every
-# message's dicts and lists, and tens of thousands of new containers bring on a full garbage
-# collection: together ~5% of a cold compress. Most one-shot compresses (the command line, an
-# agent's own `/compress`) are the only one their messages get, so the first sighting only
-# notes which messages these were, and the copy is taken when the same messages come back.
-_LAST_CHECKED = GrowingConversation()
-_LAST_SEEN: list[Any] = []  # the messages of a first sighting (not yet remembered)
+# them again gave the same answers every time. Remembered from the first sighting by
+# fingerprints (~3 us a message), so the first re-run reuses the check as the later ones do.
+_LAST_CHECKED = GrowingConversation(fingerprints=True)
 _LAST_COUNTS: dict[int, tuple[TokenCounter, list[int]]] = {}  # id(counter) -> its counts
 _LAST_GENERATION = [0]  # bumped whenever the remembered messages start over
 _MAX_COUNTERS = 4  # a Compactor with its own counter each time must not grow this without end
@@ -143,33 +190,16 @@ def check_once(messages: Any) -> tuple[list[Message], list[str], int]:
     """`validate_messages(messages)` (plus how many messages were reused), reusing the last
     conversation checked this way in this process when its messages come back unchanged."""
     with _LAST_LOCK:
-        checked, repairs, reused, _ = _check_last(messages)
-        return checked, repairs, reused
+        return _check_last(messages)
 
 
-def _check_last(messages: Any) -> tuple[list[Message], list[str], int, bool]:
-    """(checked, repairs, how many were reused, whether the messages are now remembered)."""
-    messages = as_message_list(messages)
-    if _LAST_CHECKED.remembers_start_of(messages) or _seen_again(messages):
-        _LAST_SEEN.clear()
-        checked, repairs, reused = _LAST_CHECKED.check(messages)
-        if reused == 0:  # remembered afresh: no earlier count holds
-            _LAST_COUNTS.clear()
-            _LAST_GENERATION[0] += 1
-        return checked, repairs, reused, True
-    checked = []
-    repairs = check_from(messages, 0, checked, Passes())  # what validate_messages does
-    _LAST_CHECKED.forget()
-    _LAST_COUNTS.clear()
-    _LAST_GENERATION[0] += 1
-    _LAST_SEEN[:] = messages  # references only: the identity of each message
-    return checked, repairs, 0, False
-
-
-def _seen_again(messages: list[Any] | tuple[Any, ...]) -> bool:
-    """True when `messages` begin with the very messages of the last first sighting."""
-    seen = len(_LAST_SEEN)
-    return 0 < seen <= len(messages) and all(map(operator.is_, _LAST_SEEN, messages))
+def _check_last(messages: Any) -> tuple[list[Message], list[str], int]:
+    """(checked, repairs, how many were reused); the messages are remembered from now on."""
+    checked, repairs, reused = _LAST_CHECKED.check(messages)
+    if reused == 0:  # remembered afresh: no earlier count holds
+        _LAST_COUNTS.clear()
+        _LAST_GENERATION[0] += 1
+    return checked, repairs, reused
 
 
 def check_and_count_once(
@@ -179,17 +209,16 @@ def check_and_count_once(
     give them, reusing the last conversation's check and counts while its messages come back
     unchanged (a longer conversation reuses them for the messages it begins with)."""
     with _LAST_LOCK:
-        checked, repairs, reused, remembered = _check_last(messages)
+        checked, repairs, reused = _check_last(messages)
         generation = _LAST_GENERATION[0]
         entry = _LAST_COUNTS.get(id(counter))
         known = list(entry[1][:reused]) if entry is not None and entry[0] is counter else []
     # Counted outside the lock: a cold count takes a while, and other threads' re-runs need not
     # wait for it. Each message's count depends on nothing but the message and the counter.
     counts = known + count_each(counter, checked[len(known) :])
-    if remembered:
-        with _LAST_LOCK:
-            if _LAST_GENERATION[0] == generation:
-                if id(counter) not in _LAST_COUNTS and len(_LAST_COUNTS) >= _MAX_COUNTERS:
-                    del _LAST_COUNTS[next(iter(_LAST_COUNTS))]  # the counter stored first
-                _LAST_COUNTS[id(counter)] = (counter, list(counts))
+    with _LAST_LOCK:
+        if _LAST_GENERATION[0] == generation:
+            if id(counter) not in _LAST_COUNTS and len(_LAST_COUNTS) >= _MAX_COUNTERS:
+                del _LAST_COUNTS[next(iter(_LAST_COUNTS))]  # the counter stored first
+            _LAST_COUNTS[id(counter)] = (counter, list(counts))
     return checked, repairs, counts

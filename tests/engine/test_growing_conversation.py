@@ -7,6 +7,7 @@ and notice an earlier message edited in place.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import pytest
@@ -176,10 +177,11 @@ def test_a_conversation_checked_again_in_the_process_is_reused_unchanged() -> No
     conversation = repairing_conversation()
     first = check_once(conversation)
     assert first[:2] == validate_messages(conversation)
-    # The first sighting keeps no copies (most messages are compacted once); the second
-    # checks again and remembers; from the third on nothing is checked again.
+    # Remembered from the first sighting (by fingerprints): the first re-run checks nothing
+    # again, as the later ones do.
     second = check_once(list(conversation))  # another list, the same message objects
-    assert second == (first[0], first[1], 0)
+    assert second == (first[0], first[1], len(conversation))
+    assert all(map(operator.is_, second[0], first[0]))  # the very messages the check gave
     third = check_once(list(conversation))
     assert third[:2] == first[:2]
     assert third[2] == len(conversation)
@@ -187,18 +189,46 @@ def test_a_conversation_checked_again_in_the_process_is_reused_unchanged() -> No
     assert check_once(longer) == (*validate_messages(longer), len(conversation))
 
 
+def test_a_fingerprint_changes_with_every_edit_in_place_and_only_then() -> None:
+    from compaction.growing_conversation import _fingerprint
+
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "a"}],
+        "tool_calls": [{"id": "c1", "function": {"name": "ls", "arguments": "{}"}}],
+    }
+    taken = _fingerprint(message)
+    assert _fingerprint(message) == taken
+    edits = [
+        lambda m: m["content"][0].update(text="b"),  # a leaf deep inside
+        lambda m: m["content"].append({"type": "text", "text": "c"}),  # a list grows
+        lambda m: m["tool_calls"][0]["function"].pop("arguments"),  # a key goes
+        lambda m: m.update(name="x"),  # a key comes
+        lambda m: m.update(content=[[{"type": "text", "text": "a"}]]),  # nesting changes
+        lambda m: m.update(content=[]),
+    ]
+    for edit in edits:
+        edited = {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "a"}],
+            "tool_calls": [{"id": "c1", "function": {"name": "ls", "arguments": "{}"}}],
+        }
+        assert _fingerprint(edited) == taken  # an equal message, built anew
+        edit(edited)
+        assert _fingerprint(edited) != taken
+
+
 def test_the_process_wide_check_sees_edits_in_place_even_of_a_repaired_copy() -> None:
     conversation = repairing_conversation()
     check_once(conversation)
-    checked, _, _ = check_once(conversation)  # remembered from the second sighting on
+    checked, _, _ = check_once(conversation)  # remembered from the first sighting on
     conversation[9]["content"].append("another bare string")  # an input edited in place
     checked, repairs, reused = check_once(conversation)
     assert reused == 0
     assert (checked, repairs) == validate_messages(conversation)
     # Message 1 was repaired (a lone surrogate): the check hands out a copy. Someone editing
     # that copy in place must not get the edit back from the next check.
-    check_once(conversation)  # the edited conversation, remembered from its second sighting
-    checked, _, reused = check_once(conversation)
+    checked, _, reused = check_once(conversation)  # the edited conversation, remembered
     assert reused == len(conversation)
     checked[1]["content"] = "edited by a caller"
     checked, repairs, reused = check_once(conversation)
