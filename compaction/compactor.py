@@ -89,6 +89,7 @@ class Compactor:
         checked, repairs, counted = self._conversation.check(messages, remember)
         if self._counted_with is not self.counter:  # someone swapped the counter: recount all
             self._counts, self._counted_with, counted = [], self.counter, 0
+        counted = min(counted, len(self._counts))  # checked further than counted: count the rest
         counts = self._counts if remember else self._counts[:counted]
         del counts[counted:]
         counts.extend(count_each(self.counter, checked[counted:]))
@@ -301,6 +302,7 @@ class Compactor:
             NEW_SESSION_SUGGESTION if self.ineffective_count >= config.max_ineffective else None
         )
         summary_details = phases[2].details if outcome is not None else {}
+        self._follow(fitted.messages)
         return CompactionResult(
             messages=fitted.messages,
             phases=phases,
@@ -317,6 +319,14 @@ class Compactor:
             fit=fit,
             **base,
         )
+
+    def _follow(self, messages: list[Message]) -> None:
+        """An agent goes on from the compacted context: remember it as checked and counted, so
+        that the next should_compress checks and counts only what the agent appends to it (it
+        re-checked the whole context after every compaction, ~30 us a message)."""
+        if self._conversation.adopt(messages):
+            self._counts = count_each(self.counter, messages)
+            self._counted_with = self.counter
 
     def _skipped(
         self,

@@ -21,7 +21,14 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from compaction.message_input import Passes, as_message_list, check_from
+from compaction.errors import InvalidConversationError
+from compaction.message_input import (
+    Passes,
+    arguments_notes,
+    as_message_list,
+    check_from,
+    resume_passes,
+)
 from compaction.messages import Message
 from compaction.tokens import TokenCounter, count_each
 
@@ -76,6 +83,30 @@ class GrowingConversation:
             self._reset()  # half-extended state would lie to the next call
             raise
         return list(self._checked), repairs, reused
+
+    def adopt(self, messages: list[Message]) -> bool:
+        """Remember `messages` as checked without checking each one again: a compaction's own
+        output, which an agent takes as its context and appends to. Its messages are checked
+        ones or were built by the phases, and `validate_messages` changes nothing in such a list
+        (tests hold compress to that): it only says again which arguments a provider would
+        reject, and that is said here too. The passes that look back run over them as well, so
+        that what is appended next is paired and renamed against them. If those passes would
+        repair anything, nothing is adopted (False) and the next call checks every message."""
+        self._reset()
+        passes = self._passes
+        try:
+            self._checked.extend(messages)
+            arguments_notes(self._checked, 0, passes.each)
+            resume_passes(self._checked, 0, passes)
+            repaired = bool(passes.paired or passes.renamed)
+        except (InvalidConversationError, KeyError, TypeError):  # not a checked conversation
+            repaired = True
+        if repaired or not self._remember:
+            self._reset()
+            return False
+        self._inputs.extend(messages)
+        self._snapshots.extend(map(self._snapshot, messages))
+        return True
 
     def remembers_start_of(self, messages: list[Any] | tuple[Any, ...]) -> bool:
         """True when `messages` begin with every message this object remembers, unchanged."""

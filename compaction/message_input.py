@@ -82,6 +82,12 @@ def check_from(
     already checked), and return every repair so far. Raises InvalidConversationError."""
     for index in range(start, len(messages)):
         checked.append(_validate_one(messages[index], index, passes.each))
+    return resume_passes(checked, start, passes)
+
+
+def resume_passes(checked: list[Message], start: int, passes: Passes) -> list[str]:
+    """The passes that look back (pairing results with calls, renaming reused ids), resumed over
+    `checked[start:]`; every repair so far. Raises InvalidConversationError."""
     for index in range(start, len(checked)):
         passes.pairing.feed(checked, index, passes.paired)
     for index in range(start, len(checked)):
@@ -278,14 +284,31 @@ def _validate_call(
         fixed = dict(fixed) if fixed is call else fixed
         fixed["type"] = "function"
         changed = True
-    problem = arguments_problem(fixed["function"]["arguments"])
-    if problem is not None:
-        # Kept as written (the user is debugging this conversation, and a guess at what was
-        # meant would corrupt it), but said aloud: a provider rejects the request.
-        repairs.append(
-            f"message {index}: tool_calls[{position}] arguments {problem}; kept as written"
-        )
+    note = arguments_note(fixed["function"]["arguments"], index, position)
+    if note is not None:
+        repairs.append(note)
     return fixed, changed
+
+
+def arguments_note(arguments: str, index: int, position: int) -> str | None:
+    """What the check says of arguments a provider would reject, or None when they are fine.
+
+    They are kept as written (the user is debugging this conversation, and a guess at what was
+    meant would corrupt it), but said aloud: a provider rejects the request.
+    """
+    problem = arguments_problem(arguments)
+    if problem is None:
+        return None
+    return f"message {index}: tool_calls[{position}] arguments {problem}; kept as written"
+
+
+def arguments_notes(messages: list[Message], start: int, notes: list[str]) -> None:
+    """`arguments_note` of every call of `messages[start:]` (already checked), into `notes`."""
+    for index in range(start, len(messages)):
+        for position, call in enumerate(tool_calls(messages[index])):
+            note = arguments_note(call["function"]["arguments"], index, position)
+            if note is not None:
+                notes.append(note)
 
 
 def arguments_problem(arguments: str) -> str | None:

@@ -8,6 +8,7 @@ and notice an earlier message edited in place.
 from __future__ import annotations
 
 import operator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -304,3 +305,67 @@ def test_the_process_wide_check_and_counts_always_equal_a_fresh_check(
         checked, repairs, counts = check_and_count_once(conversation, counter)
         assert (checked, repairs) == validate_messages(conversation)
         assert counts == [counter.count_message(message) for message in checked]
+
+
+# -- after a compaction the agent goes on from the result: checked once, not again --------------
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+
+
+def test_the_next_call_after_a_compaction_checks_only_what_was_appended() -> None:
+    conversation = repairing_conversation() * 4
+    compactor = Compactor(CompactionConfig(context_length=2_000), counter=RoughCounter())
+    result = compactor.compress(conversation, force=True)
+    assert not result.skipped
+    context = [*result.messages, {"role": "user", "content": "and now the docs"}]
+    checked, repairs, reused = compactor._conversation.check(context)
+    assert reused == len(result.messages)  # the compacted context was adopted, not re-checked
+    assert (checked, repairs) == validate_messages(context)
+    assert compactor._checked_and_counted(context)[2] == [
+        compactor.counter.count_message(message) for message in checked
+    ]
+    # An adopted message edited in place is checked and counted again.
+    context[-2]["content"] = "an edit in place " * 40
+    assert compactor.should_compress(context) == (
+        compactor.count_tokens(validate_messages(context)[0]) >= compactor.config.threshold_tokens
+    )
+    assert sum(compactor._counts) == compactor.count_tokens(context)
+    assert compactor._conversation.check(context)[2] == len(context)
+
+
+def _compressed_outputs() -> list[tuple[str, list[dict[str, Any]]]]:
+    from compaction.formats import load_conversations
+
+    outputs = []
+    samples = [("repairing", repairing_conversation() * 4)]
+    if CORPUS.is_dir():
+        for path in sorted(CORPUS.iterdir()):
+            if path.suffix in (".json", ".jsonl"):
+                for conversation in load_conversations(path):
+                    samples.append((path.name, conversation.messages))
+    for name, messages in samples:
+        for window in (2_000, 32_000):
+            config = CompactionConfig(context_length=window, counter="rough")
+            result = Compactor(config).compress(messages, force=True)
+            if not result.skipped:
+                outputs.append((f"{name} at {window:,}", result.messages))
+    return outputs
+
+
+def test_a_compactions_output_adopted_is_what_a_check_of_it_gives() -> None:
+    """What `GrowingConversation.adopt` relies on: validate_messages changes nothing in
+    compress's output (no repair, no copy, only its notes on arguments a provider rejects), on
+    every corpus session and on one that needs every repair."""
+    outputs = _compressed_outputs()
+    assert len(outputs) >= 2
+    noted = 0
+    for name, messages in outputs:
+        checked, repairs = validate_messages(messages)
+        assert all(map(operator.is_, checked, messages)), name
+        growing = GrowingConversation()
+        assert growing.adopt(messages), name
+        assert growing.check(messages) == (checked, repairs, len(messages)), name
+        later = [*messages, {"role": "user", "content": "go on"}]
+        assert growing.check(later) == (*validate_messages(later), len(messages)), name
+        noted += bool(repairs)
+    assert noted  # the NaN arguments of the repairing conversation are still said aloud
