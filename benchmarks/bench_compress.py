@@ -19,6 +19,11 @@ Rows, per size (500 / 5,000 and, with --large, 20,000 messages):
                    over the whole session (goal <= 3 x)
 - CLI end to end   `compaction compress IN -o OUT` in a new process, minus the cold compress
                    (goal <= 0.30 s at 5,000 messages)
+- stub: cold exact, stub: re-run (the slower of the re-runs)
+                   the same with the summary stubbed (the static marker), as hermes' compress
+                   was measured: what compaction itself costs an agent whose LLM writes the
+                   summary. Every other row includes our offline extractive summariser, which
+                   reads every middle message as the LLM would.
 plus `import compaction` (seconds and peak RSS, goal <= 0.15 s and <= 50 MiB), the output size
 of each run (messages, tokens) so a speed-up that keeps more context shows, and the linear-growth
 check (cold exact per message vs the floor's own growth, goal within 1.2 x).
@@ -133,6 +138,33 @@ def worker_exact(size: int) -> dict[str, Any]:
     }
 
 
+def worker_stubbed(size: int) -> dict[str, Any]:
+    """Cold exact compress and a re-run with the summary stubbed (the static marker), as hermes'
+    compress was measured: what compaction costs an agent whose LLM writes the summary, apart
+    from the model's own time. The other rows include our offline extractive summariser."""
+    from benchmarks.session_gen import generate_session
+    from compaction import CompactionConfig, Compactor
+    from compaction.summarizers.base import StaticSummarizer
+
+    messages = generate_session(size)
+    floor, _ = tokenise_once(messages)
+    config = CompactionConfig()
+    started = clock()
+    result = Compactor(config, StaticSummarizer()).compress(messages, force=True)
+    cold = clock() - started
+    reruns = []
+    for changes in OTHER_BUDGETS:
+        started = clock()
+        Compactor(config.replace(**changes), StaticSummarizer()).compress(messages, force=True)
+        reruns.append(clock() - started)
+    return {
+        "floor_stub": floor,
+        "stub_cold": cold,
+        "stub_out": _output(result),
+        "stub_rerun": max(reruns),
+    }
+
+
 def worker_rough(size: int) -> dict[str, Any]:
     """A cold compress with the rough counter in a process that has never loaded tiktoken."""
     from benchmarks.session_gen import generate_session
@@ -181,7 +213,12 @@ def worker_loop(size: int) -> dict[str, Any]:
     }
 
 
-WORKERS = {"exact": worker_exact, "rough": worker_rough, "loop": worker_loop}
+WORKERS = {
+    "exact": worker_exact,
+    "rough": worker_rough,
+    "loop": worker_loop,
+    "stubbed": worker_stubbed,
+}
 
 
 # -- the orchestrator ---------------------------------------------------------------------------
@@ -318,7 +355,7 @@ def main() -> None:
         for size in sizes:
             for tree in trees:  # alternating, so both versions see the same load
                 row: dict[str, Any] = {}
-                for kind in ("exact", "rough", "loop"):
+                for kind in ("exact", "rough", "loop", "stubbed"):
                     row.update(run_worker(kind, size, tree))
                 row["cli"] = measure_cli(size, Path(folder), tree)
                 rows[tree][size] = row
@@ -366,6 +403,10 @@ def print_table(
         f"{'floor (loop)':<16}"
         + "".join(f"{rows[s]['floor_loop']:>9.3f}".ljust(width) for s in sizes)
     )
+    print(
+        f"{'floor (stub)':<16}"
+        + "".join(f"{rows[s]['floor_stub']:>9.3f}".ljust(width) for s in sizes)
+    )
     print(f"{'input tokens':<16}" + "".join(f"{rows[size]['tokens']:>{width},}" for size in sizes))
     print()
     for size in sizes:
@@ -394,6 +435,11 @@ def print_table(
         )
         cli_goal = f" (goal <= 0.30 s: {_goal(cli_over, 0.30)})" if size == 5_000 else ""
         print(f"  CLI          {cli_over:+.3f} s over the cold compress{cli_goal}")
+        print(
+            f"  summary stubbed: cold exact {row['stub_cold'] / row['floor_stub']:.2f}x, "
+            f"re-runs {row['stub_rerun'] / row['floor_stub']:.2f}x floor "
+            "(the extractive summary's share is the difference)"
+        )
     if len(sizes) > 1:
         first, last = rows[sizes[0]], rows[sizes[-1]]
         growth = (last["cold"] / first["cold"]) / (last["floor"] / first["floor"])
@@ -412,6 +458,8 @@ ROWS: list[tuple[str, str, str | None, str]] = [
     ("re-run later", "rerun_later", None, "floor"),
     ("agent loop", "loop", "loop_out", "floor_loop"),
     ("CLI end to end", "cli", None, "floor"),
+    ("stub: cold exact", "stub_cold", "stub_out", "floor_stub"),
+    ("stub: re-run", "stub_rerun", None, "floor_stub"),
 ]
 
 
