@@ -141,3 +141,15 @@ def test_an_error_line_is_what_the_single_pattern_said() -> None:
         line = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         expected = _PLAIN_ERROR_LINE.fullmatch(line) is not None
         assert text_patterns._is_error_line(line) == expected, repr(line)
+
+
+def test_hex_runs_are_the_matches_of_the_hex_pattern() -> None:
+    pieces = [
+        "a", "f", "0", "9", "deadbee", "1234567", "abc", "g", "A", "F", " ", "\n", "-", "_", "é",
+        "٣", "x" * 3, "0123456789abcdef" * 3, "#", ".",
+    ]  # fmt: skip
+    rng = random.Random(1919)
+    for _ in range(3_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        expected = [match.span() for match in text_patterns._HEX.finditer(text)]
+        assert list(text_patterns.hex_runs(text)) == expected, text
