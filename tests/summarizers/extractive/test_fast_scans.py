@@ -16,7 +16,7 @@ import shlex
 from compaction import text_patterns
 from compaction.summarizers.extractive import shell_files
 from compaction.summarizers.extractive import text as tx
-from compaction.summarizers.extractive.state import command_effect
+from compaction.summarizers.extractive.state import StateTracker, command_effect
 from compaction.text_patterns import identifiers
 from compaction.tool_summaries import error_evidence
 
@@ -153,3 +153,14 @@ def test_hex_runs_are_the_matches_of_the_hex_pattern() -> None:
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
         expected = [match.span() for match in text_patterns._HEX.finditer(text)]
         assert list(text_patterns.hex_runs(text)) == expected, text
+
+
+def test_the_last_test_line_is_read_from_the_latest_run_only() -> None:
+    tracker = StateTracker()
+    for output, code in (("3 passed in 0.2s\n", 0), ("== 1 failed, 2 passed ==\n", 1)):
+        effect = command_effect("cd /repo && pytest -x", output, code, code != 0)
+        assert effect.last_test is not None
+        tracker.apply(effect)
+    tracker.apply(command_effect("ls", "README.md\n", 0, False))  # not a test run: no change
+    last = tracker.render({})["Last test"]
+    assert last == "`cd /repo && pytest -x` -> exit 1, 1 failed, 2 passed"
