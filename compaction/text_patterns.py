@@ -131,6 +131,8 @@ def identifiers(text: str) -> list[str]:
     if "://" in text:
         for match in _URL.finditer(text):
             found.append((match.start(), match.group().rstrip(".,;:!?'\"")))
+    if _DIGIT.search(text) is None:
+        return [value for _, value in found]  # every other kind holds a digit
     for start, end in hex_runs(text):
         value = text[start:end]
         if (

@@ -164,3 +164,27 @@ def test_the_last_test_line_is_read_from_the_latest_run_only() -> None:
     tracker.apply(command_effect("ls", "README.md\n", 0, False))  # not a test run: no change
     last = tracker.render({})["Last test"]
     assert last == "`cd /repo && pytest -x` -> exit 1, 1 failed, 2 passed"
+
+
+def test_a_text_without_digits_gives_what_the_full_scan_gives() -> None:
+    # identifiers() stops after URLs when there is no digit; a lone digit on a line of its own
+    # is no identifier and forces the full scan, so both readings must agree.
+    pieces = [
+        "https://x.org/a", "http://", "#", "v", ".", "port ", "localhost:", "0.0.0.", "abcdef",
+        "deadbee", "a", " ", "\n", "-", "1", "٣", "é", ":", "rc",
+    ]  # fmt: skip
+    rng = random.Random(190)
+    for _ in range(3_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 25)))
+        assert identifiers(text) == identifiers(text + "\n0"), text
+    assert identifiers("see https://example.org/docs.") == ["https://example.org/docs"]
+
+
+def test_points_back_reads_as_its_word_boundary_definition() -> None:
+    plain = re.compile(r"\b" + tx._POINTS_BACK.pattern.removeprefix(r"(?<!\w)"), re.I)
+    pieces = ["use", "reuse", " ", "that", "it", "go with", "option 3", "#4", "the same", "é", "_"]
+    pieces += ["ſ", "K", "I'll ", "keep", "Take", "\n", "x", "one", "the first"]
+    rng = random.Random(1912)
+    for _ in range(3_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        assert bool(tx._POINTS_BACK.search(text)) == bool(plain.search(text)), text
