@@ -14,7 +14,7 @@ import re
 import shlex
 
 from compaction import text_patterns
-from compaction.summarizers.extractive import shell_files
+from compaction.summarizers.extractive import facts, findings, shell_files
 from compaction.summarizers.extractive import text as tx
 from compaction.summarizers.extractive.state import StateTracker, command_effect
 from compaction.text_patterns import identifiers
@@ -188,3 +188,20 @@ def test_points_back_reads_as_its_word_boundary_definition() -> None:
     for _ in range(3_000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         assert bool(tx._POINTS_BACK.search(text)) == bool(plain.search(text)), text
+
+
+def test_the_failure_gates_never_hide_a_match() -> None:
+    # failure_lines reads test verdicts, and _failed failure lines, only past a substring gate:
+    # every text the full pattern matches must pass its gate.
+    pieces = [
+        "1", "٢", " failed", "failed", "FAILED ", "FAIL: ", "fatal: ", "error", "error[E1]: ",
+        "ValueError: ", "Exception: ", "Traceback (most recent call last)", "== ", ", ", "\n",
+        " ", "x", "=",
+    ]  # fmt: skip
+    rng = random.Random(1949)
+    for _ in range(3_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        if findings._VERDICT.search(text):
+            assert findings._counts_failures(text), text
+        if facts._FAILURE_IN_OUTPUT.search(text):
+            assert facts._failed("terminal", text, None), text
