@@ -208,8 +208,9 @@ def _may_hold_secret(text: str) -> bool:
     The case-insensitive alternation has no literal to scan for, so the engine tried every
     position (three quarters of redacting a summary's lines went there). A colon or an equals
     sign decides at memory speed; where `lower()` folds case as the pattern does, a
-    case-sensitive search of the lower-cased text for the trigger words decides the rest. A few characters fold wider
-    (the pattern reads "ſk-" as "sk-"): where such a character is present the pattern decides.
+    case-sensitive search of the lower-cased text for the trigger words decides the rest. A few
+    characters fold wider (the pattern reads "ſk-" as "sk-"): where one is present the pattern
+    decides.
     """
     if ":" in text or "=" in text:
         return True
