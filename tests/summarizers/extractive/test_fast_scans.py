@@ -13,7 +13,7 @@ import random
 import re
 import shlex
 
-from compaction import text_patterns
+from compaction import text_patterns, tool_summaries
 from compaction.summarizers.extractive import facts, findings, shell_files
 from compaction.summarizers.extractive import text as tx
 from compaction.summarizers.extractive.state import StateTracker, command_effect
@@ -205,3 +205,17 @@ def test_the_failure_gates_never_hide_a_match() -> None:
             assert findings._counts_failures(text), text
         if facts._FAILURE_IN_OUTPUT.search(text):
             assert facts._failed("terminal", text, None), text
+
+
+def test_exit_code_reads_what_its_patterns_read() -> None:
+    # exit_code skips the case-insensitive text pattern on ASCII output that never says
+    # "exit code" or "exit status": it must find what the two patterns alone find.
+    pieces = [
+        "exit", "EXIT", "Exit", " code", " CODE", " status", " Status", ": ", "=", " ", "1", "-2",
+        "\n", "x", '"exit_code": 3', "ı", "ſ", "é", "exıt", "_",
+    ]  # fmt: skip
+    rng = random.Random(1913)
+    for _ in range(3_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        match = tool_summaries._EXIT_JSON.search(text) or tool_summaries._EXIT_TEXT.search(text)
+        assert tool_summaries.exit_code(text) == (int(match.group(1)) if match else None), text
