@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import copy
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from compaction import redact as redact_module
 from compaction.redact import REDACTED, redact, redact_messages
 
 OPENAI_KEY = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
@@ -150,3 +154,34 @@ def test_redact_messages_copies_and_covers_every_string() -> None:
 def test_adversarial_input_stays_linear(text: str) -> None:
     # A backtracking pattern would hang here (speed is measured in benchmarks, not asserted).
     assert len(redact(text)) > 0
+
+
+# Pieces of every trigger word, in both cases, and characters whose case folding is wider than
+# lower(): the long s reads as "s" and the Kelvin sign as "k" to a case-insensitive pattern.
+_TRIGGER_PIECES = [
+    "sk", "SK", "rk", "-", "_", "whsec", "AIza", "aiza", "eyJ", "EYJ", "gh", "p", "o", "u", "s",
+    "r", "github", "pat", "AKIA", "asia", "xox", "XOX", "earer", "EARER", "PRIVATE", " ", "key",
+    "KEY", ":", "=", "/", "\n", "a", "ſ", "\u212a", "İ", "ı", "é",
+]  # fmt: skip
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_TRIGGER_PIECES), max_size=30))
+def test_the_secret_pre_check_agrees_with_the_trigger_pattern(pieces: list[str]) -> None:
+    # The substring pre-check is only a faster reading of _TRIGGERS: it must decide the same.
+    text = "".join(pieces)
+    assert redact_module._may_hold_secret(text) == (
+        redact_module._TRIGGERS.search(text) is not None
+    ), text
+
+
+def test_only_the_listed_characters_fold_into_ascii() -> None:
+    # What the pre-check's lower() shortcut relies on, over every code point outside ASCII.
+    ascii_letter = re.compile(r"[a-z]", re.IGNORECASE)
+    folding = [
+        chr(point)
+        for point in range(128, 0x110000)
+        if not 0xD800 <= point <= 0xDFFF
+        and (ascii_letter.match(chr(point)) or any(c.isascii() for c in chr(point).lower()))
+    ]
+    assert sorted(folding) == sorted(redact_module.FOLDS_INTO_ASCII)

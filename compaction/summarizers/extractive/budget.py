@@ -95,6 +95,9 @@ def _select(
     """Pass 1 per section within each pool's share, pass 2 over everything by priority."""
     chosen: set[int] = set()
     spent = 0
+    # Pass 2 weighs again most of what pass 1 weighed and left out: each item's cost is
+    # worked out once (building its line again cost as much as looking up its count).
+    costs: dict[int, int] = {}
     for entries, pool_budget in pools:
         by_section: dict[str, list[Item]] = {}
         for name, item in entries:
@@ -102,7 +105,7 @@ def _select(
         for name, items in by_section.items():
             allowance = pool_budget * SHARES[name]
             for item in sorted(items, key=lambda i: -i.priority):
-                cost = _cost(item, count)
+                cost = costs[id(item)] = _cost(item, count)
                 if cost <= allowance:
                     chosen.add(id(item))
                     allowance -= cost
@@ -116,7 +119,8 @@ def _select(
     for item in rest:
         if budget - spent < 4:
             break
-        cost = _cost(item, count)
+        known = costs.get(id(item))
+        cost = known if known is not None else _cost(item, count)
         if spent + cost <= budget:
             chosen.add(id(item))
             spent += cost

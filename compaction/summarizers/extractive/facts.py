@@ -56,6 +56,9 @@ _FAILURE_IN_OUTPUT = re.compile(
     r"|fatal: |FAILED |FAIL: |=+ (?:.*, )?\d+ failed\b)",
     re.M,
 )
+# Every _FAILURE_IN_OUTPUT match holds one of these. The pattern is tried at every position
+# (each line start can open a match), so the many outputs without them skip it.
+_FAILURE_WORDS = ("Traceback", "Error: ", "Exception: ", "error", "fatal: ", "FAIL", " failed")
 _APPLIED_EDIT = re.compile(r"^Applied edit to (\S+)", re.M)
 _COMMIT_NOTICE = re.compile(r"^Commit ([0-9a-f]{7,40}) (.+)$", re.M)
 _PATH_ARGUMENTS = ("path", "file_path", "filename", "absolute_path", "target_file", "notebook_path")
@@ -213,7 +216,11 @@ def _failed(kind: str | None, output: str, code: int | None) -> bool:
     head = output[:300].lstrip().lower()
     if head.startswith(("<tool_use_error>", "error", "fatal", "traceback")):
         return True
-    return kind == "terminal" and _FAILURE_IN_OUTPUT.search(output) is not None
+    return (
+        kind == "terminal"
+        and any(word in output for word in _FAILURE_WORDS)
+        and _FAILURE_IN_OUTPUT.search(output) is not None
+    )
 
 
 def _todo(name: str, arguments: dict[str, Any]) -> tuple[str, tuple[str, ...]] | None:

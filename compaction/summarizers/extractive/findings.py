@@ -77,6 +77,21 @@ _ASSERTION = re.compile(
 # Elixir and Erlang raise as `** (RuntimeError) message`.
 _RAISED = re.compile(r"^[ \t]*(\*\* \([\w.]+\) [^\n]+)", re.M)
 _VERDICT = re.compile(r"^[^\n]*\b\d+ failed\b[^\n]*", re.M)
+_FAILED_WORD = re.compile(r" failed\b")
+_DIGIT = re.compile(r"\d")
+
+
+def _counts_failures(output: str) -> bool:
+    """Whether `output` has a digit before " failed" (`2 failed`), which every _VERDICT line
+    holds. _VERDICT is tried at every position and reads each line to its end and back; most
+    outputs that say "failed" say it otherwise (`UNIQUE constraint failed`), and this finds
+    them at the speed of a literal search."""
+    return any(
+        hit.start() > 0 and _DIGIT.match(output, hit.start() - 1)
+        for hit in _FAILED_WORD.finditer(output)
+    )
+
+
 _EXIT_STATUS = re.compile(r"(?i)\bexit(?:ed)?(?: with)? (?:code|status)\s*:?\s*(-?\d+)")
 _EXCEPTION_LINE = re.compile(
     r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b|^(?:[a-z_]\w*\.)+[A-Z]\w*: "
@@ -110,7 +125,7 @@ def failure_lines(output: str) -> list[str]:
         found += [cut(a or b, ERROR_MAX_CHARS) for a, b in _ASSERTION.findall(output)]
     if "** (" in output:
         found += [cut(line, ERROR_MAX_CHARS) for line in _RAISED.findall(output)]
-    if "failed" in output:
+    if "failed" in output and _counts_failures(output):
         found += [cut(line.strip(" =-|"), ERROR_MAX_CHARS) for line in _VERDICT.findall(output)]
     unique = list(dict.fromkeys(line for line in found if line))
     # The latest of each kind: a traceback's last exception line is the one that was raised.

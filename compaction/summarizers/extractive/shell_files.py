@@ -27,6 +27,8 @@ _RUNNERS = frozenset({"python", "python3", "bash", "sh", "node", "ruby", "perl",
 _TESTERS = frozenset({"pytest", "py.test", "jest", "vitest", "mocha", "rspec", "phpunit", "tox"})
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _SED_SCRIPT = re.compile(r"^[sy]?([/|#,:@]).*\1")
+#: Shell syntax, quotes and newlines: a word holding any of them is not a file name.
+_NOT_IN_A_FILE_NAME = re.compile("[" + re.escape("$`*?{}=\n\"'<>|;&") + "]")
 
 
 def patch_effects(text: str) -> Effects:
@@ -43,12 +45,15 @@ def patch_effects(text: str) -> Effects:
 #: What makes shlex's reading of a line differ from splitting it at blanks: quotes and the
 #: punctuation it splits at (escapes and comments are off, below).
 _SHELL_SYNTAX = "'\";&|()<>"
+# One search for any of them: a generator testing each character in turn cost more than the
+# rest of reading a plain command.
+_SHELL_SYNTAX_CHAR = re.compile("[" + re.escape(_SHELL_SYNTAX) + "]")
 #: shlex's whitespace (str.split() would also split at Unicode spaces, which shlex keeps).
 _SHLEX_BLANKS = re.compile(r"[ \t\r\n]+")
 
 
 def _words(line: str) -> list[str]:
-    if not any(char in line for char in _SHELL_SYNTAX):
+    if _SHELL_SYNTAX_CHAR.search(line) is None:
         # Most commands are plain words (`pytest -x tests/test_api.py -q`): the same words as
         # shlex's, without its character-by-character lexer in Python.
         return [word for word in _SHLEX_BLANKS.split(line) if word]
@@ -65,7 +70,7 @@ def _words(line: str) -> list[str]:
 def looks_like_file(word: str) -> bool:
     if len(word) < 2 or len(word) > 300 or word.startswith("-") or "://" in word:
         return False
-    if any(char in word for char in "$`*?{}=\n\"'<>|;&") or word.startswith("/dev/"):
+    if _NOT_IN_A_FILE_NAME.search(word) or word.startswith("/dev/"):
         return False
     if not any(char.isalpha() for char in word) or _SED_SCRIPT.match(word):
         return False

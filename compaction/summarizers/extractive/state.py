@@ -48,7 +48,7 @@ class StateTracker:
         self.cwd: str | None = None
         self.branch: str | None = None
         self.commit: str | None = None
-        self.last_test: str | None = None
+        self.last_test: SuiteRun | None = None
         self.changed: dict[str, None] = {}  # insertion-ordered set
 
     def modified(self, path: str) -> None:
@@ -88,8 +88,29 @@ class StateTracker:
             shown = ", ".join(recent) + (f" (+{more} more)" if more > 0 else "")
             state["Files modified/created"] = shown
         if self.last_test:
-            state["Last test"] = self.last_test
+            state["Last test"] = self.last_test.line()
         return state
+
+
+class SuiteRun(NamedTuple):
+    """A test command and the output it showed, for Active State's "Last test" line.
+
+    Only the session's last run is shown, so its line is read (`line()`) once, at the end:
+    reading the verdict scans up to _VERDICT_SCAN_LINES output lines with a pattern that has no
+    literal to look for, and doing that for every test run of a session was wasted work."""
+
+    first_line: str
+    output: str
+    code: int | None
+    failed: bool
+
+    def line(self) -> str:
+        verdict = _verdict(self.output)
+        # Without an exit code in the output, say what the output did show.
+        code, failed = self.code, self.failed
+        outcome = f"exit {code}" if code is not None else "failed" if failed else "no error seen"
+        outcome += f", {verdict}" if verdict else ""
+        return f"`{cut(self.first_line, 80)}` -> {outcome}"
 
 
 class CommandEffect(NamedTuple):
@@ -99,7 +120,7 @@ class CommandEffect(NamedTuple):
     cwd: str | None
     branch: str | None
     commit: str | None
-    last_test: str | None
+    last_test: SuiteRun | None
 
 
 def command_effect(command: str, output: str, code: int | None, failed: bool) -> CommandEffect:
@@ -121,11 +142,7 @@ def command_effect(command: str, output: str, code: int | None, failed: bool) ->
     if checkout and not failed and not checkout.group(1).startswith("-"):
         branch = checkout.group(1)
     if _TEST_COMMAND.search(first_line):
-        verdict = _verdict(output)
-        # Without an exit code in the output, say what the output did show.
-        outcome = f"exit {code}" if code is not None else "failed" if failed else "no error seen"
-        outcome += f", {verdict}" if verdict else ""
-        last_test = f"`{cut(first_line, 80)}` -> {outcome}"
+        last_test = SuiteRun(first_line, output, code, failed)
     return CommandEffect(cwd, branch, commit_line, last_test)
 
 

@@ -13,10 +13,10 @@ import random
 import re
 import shlex
 
-from compaction import text_patterns
-from compaction.summarizers.extractive import shell_files
+from compaction import text_patterns, tool_summaries
+from compaction.summarizers.extractive import facts, findings, shell_files
 from compaction.summarizers.extractive import text as tx
-from compaction.summarizers.extractive.state import command_effect
+from compaction.summarizers.extractive.state import StateTracker, command_effect
 from compaction.text_patterns import identifiers
 from compaction.tool_summaries import error_evidence
 
@@ -141,3 +141,81 @@ def test_an_error_line_is_what_the_single_pattern_said() -> None:
         line = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         expected = _PLAIN_ERROR_LINE.fullmatch(line) is not None
         assert text_patterns._is_error_line(line) == expected, repr(line)
+
+
+def test_hex_runs_are_the_matches_of_the_hex_pattern() -> None:
+    pieces = [
+        "a", "f", "0", "9", "deadbee", "1234567", "abc", "g", "A", "F", " ", "\n", "-", "_", "é",
+        "٣", "x" * 3, "0123456789abcdef" * 3, "#", ".",
+    ]  # fmt: skip
+    rng = random.Random(1919)
+    for _ in range(3_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        expected = [match.span() for match in text_patterns._HEX.finditer(text)]
+        assert list(text_patterns.hex_runs(text)) == expected, text
+
+
+def test_the_last_test_line_is_read_from_the_latest_run_only() -> None:
+    tracker = StateTracker()
+    for output, code in (("3 passed in 0.2s\n", 0), ("== 1 failed, 2 passed ==\n", 1)):
+        effect = command_effect("cd /repo && pytest -x", output, code, code != 0)
+        assert effect.last_test is not None
+        tracker.apply(effect)
+    tracker.apply(command_effect("ls", "README.md\n", 0, False))  # not a test run: no change
+    last = tracker.render({})["Last test"]
+    assert last == "`cd /repo && pytest -x` -> exit 1, 1 failed, 2 passed"
+
+
+def test_a_text_without_digits_gives_what_the_full_scan_gives() -> None:
+    # identifiers() stops after URLs when there is no digit; a lone digit on a line of its own
+    # is no identifier and forces the full scan, so both readings must agree.
+    pieces = [
+        "https://x.org/a", "http://", "#", "v", ".", "port ", "localhost:", "0.0.0.", "abcdef",
+        "deadbee", "a", " ", "\n", "-", "1", "٣", "é", ":", "rc",
+    ]  # fmt: skip
+    rng = random.Random(190)
+    for _ in range(3_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 25)))
+        assert identifiers(text) == identifiers(text + "\n0"), text
+    assert identifiers("see https://example.org/docs.") == ["https://example.org/docs"]
+
+
+def test_points_back_reads_as_its_word_boundary_definition() -> None:
+    plain = re.compile(r"\b" + tx._POINTS_BACK.pattern.removeprefix(r"(?<!\w)"), re.I)
+    pieces = ["use", "reuse", " ", "that", "it", "go with", "option 3", "#4", "the same", "é", "_"]
+    pieces += ["ſ", "K", "I'll ", "keep", "Take", "\n", "x", "one", "the first"]
+    rng = random.Random(1912)
+    for _ in range(3_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        assert bool(tx._POINTS_BACK.search(text)) == bool(plain.search(text)), text
+
+
+def test_the_failure_gates_never_hide_a_match() -> None:
+    # failure_lines reads test verdicts, and _failed failure lines, only past a substring gate:
+    # every text the full pattern matches must pass its gate.
+    pieces = [
+        "1", "٢", " failed", "failed", "FAILED ", "FAIL: ", "fatal: ", "error", "error[E1]: ",
+        "ValueError: ", "Exception: ", "Traceback (most recent call last)", "== ", ", ", "\n",
+        " ", "x", "=",
+    ]  # fmt: skip
+    rng = random.Random(1949)
+    for _ in range(3_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        if findings._VERDICT.search(text):
+            assert findings._counts_failures(text), text
+        if facts._FAILURE_IN_OUTPUT.search(text):
+            assert facts._failed("terminal", text, None), text
+
+
+def test_exit_code_reads_what_its_patterns_read() -> None:
+    # exit_code skips the case-insensitive text pattern on ASCII output that never says
+    # "exit code" or "exit status": it must find what the two patterns alone find.
+    pieces = [
+        "exit", "EXIT", "Exit", " code", " CODE", " status", " Status", ": ", "=", " ", "1", "-2",
+        "\n", "x", '"exit_code": 3', "ı", "ſ", "é", "exıt", "_",
+    ]  # fmt: skip
+    rng = random.Random(1913)
+    for _ in range(3_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        match = tool_summaries._EXIT_JSON.search(text) or tool_summaries._EXIT_TEXT.search(text)
+        assert tool_summaries.exit_code(text) == (int(match.group(1)) if match else None), text
