@@ -28,6 +28,7 @@ from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
 from compaction.formats import EXPORT_FORMATS, dump_conversation
+from compaction.growing_conversation import remember_checked
 from compaction.message_input import rejected_arguments
 from compaction.messages import content_text
 from compaction.regions import plan_regions
@@ -169,6 +170,7 @@ def compress_command(
         context_length, threshold, head, tail_ratio, counter, orphans, model, settings
     )
     conversation = load_input(input_path, source_format, index)
+    remember_checked(conversation.messages)  # the importer checked them: compress need not
     try:
         chosen = make_summarizer(
             summarizer,

@@ -21,6 +21,7 @@ from compaction.growing_conversation import (
     GrowingConversation,
     check_and_count_once,
     check_once,
+    remember_checked,
 )
 from compaction.message_input import validate_messages
 from compaction.tokens import RoughCounter
@@ -369,3 +370,46 @@ def test_a_compactions_output_adopted_is_what_a_check_of_it_gives() -> None:
         assert growing.check(later) == (*validate_messages(later), len(messages)), name
         noted += bool(repairs)
     assert noted  # the NaN arguments of the repairing conversation are still said aloud
+
+
+def test_an_importers_output_remembered_as_checked_is_what_a_check_of_it_gives() -> None:
+    """What the command line relies on when it tells the process-wide check that the
+    importer's messages are checked (`remember_checked`): validating them again changes
+    nothing, and the compress that follows gives what it gives when it checks them itself."""
+    from compaction.formats import load_conversations
+    if not CORPUS.is_dir():
+        pytest.skip(f"corpus not found at {CORPUS}")
+    loaded = 0
+    for path in sorted(CORPUS.iterdir()):
+        if path.suffix not in (".json", ".jsonl"):
+            continue
+        for conversation in load_conversations(path):
+            messages = conversation.messages
+            checked, repairs = validate_messages(messages)
+            assert all(map(operator.is_, checked, messages)), path.name
+            config = CompactionConfig(context_length=32_000, counter="rough")
+            check_once([{"role": "user", "content": "another conversation"}])  # forget it
+            itself = _untimed(Compactor(config).compress(messages, force=True).to_dict())
+            assert remember_checked(messages), path.name
+            assert check_once(messages) == (checked, repairs, len(messages)), path.name
+            assert remember_checked(messages), path.name
+            told = _untimed(Compactor(config).compress(messages, force=True).to_dict())
+            assert told == itself, path.name
+            loaded += 1
+    assert loaded >= 18
+
+
+def test_remembered_messages_that_need_a_repair_are_not_remembered() -> None:
+    messages = repairing_conversation()
+    checked, _ = validate_messages(messages)
+    assert not remember_checked([*checked[:3], {"role": "tool", "content": "orphan"}])
+    assert check_once(messages)[2] == 0  # nothing was remembered: checked in full
+
+
+def _untimed(node: Any) -> Any:
+    """A report without its timings (`duration_s`), which differ on every run."""
+    if isinstance(node, dict):
+        return {key: _untimed(value) for key, value in node.items() if key != "duration_s"}
+    if isinstance(node, list):
+        return [_untimed(item) for item in node]
+    return node
