@@ -26,6 +26,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from compaction.result import without_timings
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("COMPACTION_CORPUS", ROOT.parent / "shared" / "corpus"))
 
@@ -60,7 +62,7 @@ def describe(result: Any) -> dict[str, Any]:
                 phase.tokens_after,
                 _digest(phase.messages),
                 _digest(sorted(phase.fates.items())),
-                _digest(_untimed(phase.details)),
+                _digest(without_timings(phase.details)),
             ]
             for phase in result.phases
         ],
@@ -96,15 +98,6 @@ def loop_case(name: str, messages: list[Any], out: dict[str, Any], window: int) 
     out[f"{name} loop"] = {"results": results, "final": _digest(context)}
 
 
-def _untimed(node: Any) -> Any:
-    """The report without its timings (`duration_s`), which differ on every run."""
-    if isinstance(node, dict):
-        return {key: _untimed(value) for key, value in node.items() if key != "duration_s"}
-    if isinstance(node, list):
-        return [_untimed(item) for item in node]
-    return node
-
-
 def cli_case(path: Path, out: dict[str, Any]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         target = Path(folder) / "out.json"
@@ -130,7 +123,7 @@ def cli_case(path: Path, out: dict[str, Any]) -> None:
             "status": completed.returncode,
             "stderr": completed.stderr,
             "output": _digest(target.read_text(encoding="utf-8")) if target.exists() else None,
-            "report": _digest(_untimed(json.loads(report.read_text(encoding="utf-8"))))
+            "report": _digest(without_timings(json.loads(report.read_text(encoding="utf-8"))))
             if report.exists()
             else None,
         }

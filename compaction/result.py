@@ -191,3 +191,14 @@ class CompactionResult:
             "phases": [p.to_dict(include_messages=include_phase_messages) for p in self.phases],
             "messages": self.messages,
         }
+
+
+def without_timings(report: Any) -> Any:
+    """A report (`CompactionResult.to_dict()`, or any part of one) without its timings
+    (`duration_s`, at any depth): what two runs of the same compaction must agree on, since
+    their timings differ on every run."""
+    if isinstance(report, dict):
+        return {key: without_timings(value) for key, value in report.items() if key != "duration_s"}
+    if isinstance(report, list):
+        return [without_timings(item) for item in report]
+    return report

@@ -24,6 +24,7 @@ from compaction.growing_conversation import (
     remember_checked,
 )
 from compaction.message_input import validate_messages
+from compaction.result import without_timings
 from compaction.tokens import RoughCounter
 
 
@@ -377,6 +378,7 @@ def test_an_importers_output_remembered_as_checked_is_what_a_check_of_it_gives()
     importer's messages are checked (`remember_checked`): validating them again changes
     nothing, and the compress that follows gives what it gives when it checks them itself."""
     from compaction.formats import load_conversations
+
     if not CORPUS.is_dir():
         pytest.skip(f"corpus not found at {CORPUS}")
     loaded = 0
@@ -389,11 +391,11 @@ def test_an_importers_output_remembered_as_checked_is_what_a_check_of_it_gives()
             assert all(map(operator.is_, checked, messages)), path.name
             config = CompactionConfig(context_length=32_000, counter="rough")
             check_once([{"role": "user", "content": "another conversation"}])  # forget it
-            itself = _untimed(Compactor(config).compress(messages, force=True).to_dict())
+            itself = without_timings(Compactor(config).compress(messages, force=True).to_dict())
             assert remember_checked(messages), path.name
             assert check_once(messages) == (checked, repairs, len(messages)), path.name
             assert remember_checked(messages), path.name
-            told = _untimed(Compactor(config).compress(messages, force=True).to_dict())
+            told = without_timings(Compactor(config).compress(messages, force=True).to_dict())
             assert told == itself, path.name
             loaded += 1
     assert loaded >= 18
@@ -404,12 +406,3 @@ def test_remembered_messages_that_need_a_repair_are_not_remembered() -> None:
     checked, _ = validate_messages(messages)
     assert not remember_checked([*checked[:3], {"role": "tool", "content": "orphan"}])
     assert check_once(messages)[2] == 0  # nothing was remembered: checked in full
-
-
-def _untimed(node: Any) -> Any:
-    """A report without its timings (`duration_s`), which differ on every run."""
-    if isinstance(node, dict):
-        return {key: _untimed(value) for key, value in node.items() if key != "duration_s"}
-    if isinstance(node, list):
-        return [_untimed(item) for item in node]
-    return node
