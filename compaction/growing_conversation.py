@@ -3,8 +3,10 @@
 Two callers check the same messages again and again: an agent, which appends a message and asks
 `should_compress` after each (`GrowingConversation`, one per Compactor), and a re-run of the same
 conversation with other budgets, where each run is a new Compactor (`check_once`, one per
-process). Both reuse the earlier result only for messages that are the same objects *and* still
-equal to a snapshot taken when they were checked, so an edit in place is always seen.
+process; the command line tells it, with `remember_checked`, that its importer's messages are
+checked already). Both reuse the earlier result only for messages that are the same objects
+*and* still equal to a snapshot taken when they were checked, so an edit in place is always
+seen.
 
 The two snapshots differ in what they cost where. The agent compares its whole context with
 the snapshot on every call, so it keeps structural copies, which `==` compares in C. The
