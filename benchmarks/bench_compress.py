@@ -306,13 +306,6 @@ def measure_cli(size: int, folder: Path, tree: Path = ROOT) -> float:
     return time.perf_counter() - started
 
 
-# The keys of a row that are seconds; the others (outputs, token totals) are the same each time.
-TIMINGS = (
-    "floor", "cold", "rerun_first", "rerun_later", "rough", "floor_rough", "loop", "floor_loop",
-    "stub_cold", "stub_rerun", "floor_stub", "cli",
-)  # fmt: skip
-
-
 def fastest(kept: dict[str, Any] | None, row: dict[str, Any]) -> dict[str, Any]:
     """`row` with each timing the fastest of it and `kept`'s (the earlier repeats'): the
     run least disturbed by the machine's other work. Floors too, so ratios compare like with
@@ -421,18 +414,9 @@ def print_table(
 
     for label, key, out, floor in ROWS:
         line(label, key, out, floor)
-    print(
-        f"{'floor (rough)':<16}"
-        + "".join(f"{rows[s]['floor_rough']:>9.3f}".ljust(width) for s in sizes)
-    )
-    print(
-        f"{'floor (loop)':<16}"
-        + "".join(f"{rows[s]['floor_loop']:>9.3f}".ljust(width) for s in sizes)
-    )
-    print(
-        f"{'floor (stub)':<16}"
-        + "".join(f"{rows[s]['floor_stub']:>9.3f}".ljust(width) for s in sizes)
-    )
+    for floor in dict.fromkeys(floor for *_, floor in ROWS if floor != "floor"):  # own processes
+        label = f"floor ({floor.removeprefix('floor_')})"
+        print(f"{label:<16}" + "".join(f"{rows[s][floor]:>9.3f}".ljust(width) for s in sizes))
     print(f"{'input tokens':<16}" + "".join(f"{rows[size]['tokens']:>{width},}" for size in sizes))
     print()
     for size in sizes:
@@ -487,6 +471,10 @@ ROWS: list[tuple[str, str, str | None, str]] = [
     ("stub: cold exact", "stub_cold", "stub_out", "floor_stub"),
     ("stub: re-run", "stub_rerun", None, "floor_stub"),
 ]
+
+# The keys of a row that are seconds (each row's and its floor's); the others (outputs, token
+# totals) are the same on every repeat.
+TIMINGS = frozenset(key for _, timing, _, floor in ROWS for key in (timing, floor))
 
 
 def print_comparison(

@@ -323,7 +323,10 @@ class Compactor:
     def _follow(self, messages: list[Message]) -> None:
         """An agent goes on from the compacted context: remember it as checked and counted, so
         that the next should_compress checks and counts only what the agent appends to it (it
-        re-checked the whole context after every compaction, ~30 us a message)."""
+        re-checked the whole context after every compaction, ~30 us a message). Done here, not
+        at the next call: the snapshot must be of the output as compress made it, so that an
+        agent's edit of it in the meantime is seen and checked (a one-shot compress pays this
+        for nothing, a few ms at 190 messages)."""
         if self._conversation.adopt(messages):
             self._counts = count_each(self.counter, messages)
             self._counted_with = self.counter
