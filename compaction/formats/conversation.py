@@ -45,6 +45,58 @@ class RecordedCompaction:
         }
 
 
+@dataclass(frozen=True)
+class ModelCall:
+    """One model call as the session file recorded the provider's usage for it.
+
+    The provider's figures, never our estimates: `input_tokens` is the whole prompt the provider
+    counted (fresh input + the part read from the cache + the part written to it), which is the
+    context the model saw, system prompt and tool schemas included. Providers split it
+    differently (Anthropic reports `input_tokens` without the cache parts, OpenAI includes cached
+    tokens in `prompt_tokens`); each importer adds it up so that this field means one thing.
+    A field the file does not record is None, never 0.
+
+    `position` is the index in `Conversation.messages` of the assistant message the call
+    produced (the message count at that point when it produced none); `line` is where the usage
+    is recorded in the source file; `call_id` the provider's id for the call when the file has
+    one (Claude Code's `message.id`: streamed records repeat it, and it is one call).
+    """
+
+    position: int
+    input_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    output_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    model: str | None = None
+    timestamp: str | None = None
+    cost_usd: float | None = None  # what the file itself says the call cost, when it says
+    line: int | None = None
+    call_id: str | None = None
+
+    @property
+    def fresh_input_tokens(self) -> int | None:
+        """The prompt tokens neither read from nor written to the cache."""
+        if self.input_tokens is None:
+            return None
+        return self.input_tokens - (self.cache_read_tokens or 0) - (self.cache_write_tokens or 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "position": self.position,
+            "input_tokens": self.input_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+            "output_tokens": self.output_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+            "model": self.model,
+            "timestamp": self.timestamp,
+            "cost_usd": self.cost_usd,
+            "line": self.line,
+            "call_id": self.call_id,
+        }
+
+
 @dataclass
 class Skipped:
     """Records of one kind that did not become messages, and why."""
@@ -120,6 +172,9 @@ class Conversation:
     source: str | None = None
     compactions: list[RecordedCompaction] = field(default_factory=list)
     report: ImportReport | None = None
+    #: The provider's usage per model call, where the file records it (formats/conversation.py
+    #: ModelCall); empty when it records none.
+    calls: list[ModelCall] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -132,6 +187,7 @@ class Conversation:
             "source": self.source,
             "compactions": [c.to_dict() for c in self.compactions],
             "report": self.report.to_dict() if self.report is not None else None,
+            "calls": [call.to_dict() for call in self.calls],
         }
 
     def compaction_lines(self) -> list[str]:
