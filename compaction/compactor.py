@@ -38,6 +38,7 @@ from compaction.phases.summarize import SummaryOutcome, split_merged_summaries, 
 from compaction.result import KEPT, CompactionResult, OrphanFix, PhaseResult
 from compaction.summarizers.base import OnToken, Summarizer
 from compaction.summarizers.extractive import ExtractiveSummarizer
+from compaction.summary.recorded import SessionRecord
 from compaction.tokens import TokenCounter, count_each, make_counter
 
 INEFFECTIVE_REASON = "ineffective compression — consider starting a new session (/new)"
@@ -114,8 +115,12 @@ class Compactor:
         focus: str | None = None,
         force: bool = False,
         on_token: OnToken | None = None,
+        recorded: SessionRecord | None = None,
     ) -> CompactionResult:
-        """Compact `messages` (never modified). `force=True` is the manual `/compress`."""
+        """Compact `messages` (never modified). `force=True` is the manual `/compress`.
+
+        `recorded` is what the session file recorded beside the messages (the working
+        directory: `Conversation.record()`); the summary states it as fact, with its origin."""
         if focus is not None and not isinstance(focus, str):
             raise ConfigError(
                 f"focus must be a topic as text (or None), got {type(focus).__name__}"
@@ -215,6 +220,7 @@ class Compactor:
             merged_previous=merged_previous,
             counter=self.counter,
             fit_outputs=fit_outputs,
+            recorded=recorded,
         )
         summary_phase.tokens_before = summary_phase.tokens_after = pruned.tokens_after
         tail_taken_out = {i for i in taken_out if i >= bounds.tail_start}
@@ -385,6 +391,9 @@ def compress(
     summarizer: Summarizer | None = None,
     focus: str | None = None,
     counter: TokenCounter | None = None,
+    recorded: SessionRecord | None = None,
 ) -> CompactionResult:
     """One forced compaction with a fresh Compactor (what `/compress` does once)."""
-    return Compactor(config, summarizer, counter).compress(messages, focus=focus, force=True)
+    return Compactor(config, summarizer, counter).compress(
+        messages, focus=focus, force=True, recorded=recorded
+    )

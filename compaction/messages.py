@@ -24,7 +24,10 @@ INJECTED_KINDS = (
     "hook",  # hook output (Claude Code's PostToolUse/SessionStart context, Gemini's hooks)
     "stop-hook",  # a stop hook's feedback, sent back as a user turn to keep the agent going
     "system-reminder",  # <system-reminder> text, attachments, skill bodies, caveats
-    "command",  # a slash command's <command-name> wrapper and its <local-command-stdout>
+    "command",  # a local command's <command-name> wrapper and its <local-command-stdout>
+    # A slash command the user invoked, with the expansion the harness sent in its place: the
+    # harness's text, and still the user's request (is_user_request).
+    "slash-command",
     "tool-result",  # a tool result carried in a user turn (old SWE-agent observations…)
     "task-notification",  # a background task's <task-notification>
     "context",  # project context the harness sends as a user turn (AGENTS.md, environment)
@@ -175,16 +178,31 @@ def is_injected(message: Message) -> bool:
     return bool(message.get(INJECTED_KEY))
 
 
+#: The injected kind of a slash command the user invoked (see INJECTED_KINDS).
+SLASH_COMMAND = "slash-command"
+
+
+def is_user_request(message: Message) -> bool:
+    """A user-role message the user sent as a request: their own turn, or a slash command they
+    invoked (with its expansion). Hook output, reminders, tool output carried in a user turn
+    and earlier summaries are not."""
+    if message.get("role") != "user" or is_summary_message(message):
+        return False
+    kind = message.get(INJECTED_KEY)
+    return not kind or kind == SLASH_COMMAND
+
+
 def last_user_index(messages: Sequence[Message], start: int = 0) -> int | None:
     """The latest real user message at or after `start`; earlier summaries sent as user messages
     do not count (anchoring to one would stop every later compaction with an empty middle), and
     neither does text the harness injected (hook output, reminders, command wrappers) while the
-    user has a message of their own in the range: the user's latest request is what they wrote."""
+    user has a request of their own in the range (a turn they wrote, or a slash command they
+    invoked): the user's latest request is what they asked."""
     fallback = None
     for index in range(len(messages) - 1, start - 1, -1):
         message = messages[index]
         if message.get("role") == "user" and not is_summary_message(message):
-            if not is_injected(message):
+            if is_user_request(message):
                 return index
             if fallback is None:
                 fallback = index

@@ -185,6 +185,8 @@ class CompactionResult:
             "repairs": list(self.repairs),
             "config": self.config,
             "summary": self.summary.to_dict() if self.summary else None,
+            # Each section's items with the messages they came from and the check's flags.
+            "summary_items": self.summary.items_to_dict() if self.summary else None,
             "orphan_fixes": [fix.to_dict() for fix in self.orphan_fixes],
             "fit": self.fit.to_dict() if self.fit is not None else None,
             "fates": {str(k): v for k, v in sorted(self.fates.items())},

@@ -21,6 +21,7 @@ from typing import Any
 from compaction.messages import Message
 from compaction.messages import content_text as _content_text
 from compaction.tool_summaries import tool_kind
+from compaction.user_words import prose_sentences
 
 ERROR_MAX_CHARS = 160  # as Phase 1's error evidence
 
@@ -239,7 +240,6 @@ def _versions(text: str) -> list[tuple[int, str]]:
 TEXT_MAX_CHARS = 160  # latest request snippet and constraint sentences
 
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _LIST_MARKER = re.compile(r"^(?:[-*•>]+|\d{1,3}[.)])\s+")
 _CONSTRAINT = re.compile(
     r"\b(?:must|never|always|don't|do not|prefer|instead of|make sure|only)\b", re.I
@@ -330,13 +330,30 @@ def _looks_like_path(text: str) -> bool:
 
 def constraint_sentences(text: str, limit: int | None = TEXT_MAX_CHARS) -> list[str]:
     """The sentences of `text` that state a rule, list markers dropped (`- never …` is the rule
-    `never …`), each cut to its first `limit` chars (a probe's prefix) or whole with None."""
+    `never …`), each cut to its first `limit` chars (a probe's prefix) or whole with None.
+
+    Sentences are read whole: the lines of a hard-wrapped paragraph are one run (a rule is
+    never cut at a line break), and a question states no rule."""
     found = []
-    for piece in _SENTENCE_SPLIT.split(text):
-        sentence = _LIST_MARKER.sub("", collapse(piece))
-        if len(sentence) >= 8 and _CONSTRAINT.search(sentence):
+    for piece in prose_sentences(text):
+        sentence = _LIST_MARKER.sub("", piece)
+        is_rule = len(sentence) >= 8 and _CONSTRAINT.search(sentence) is not None
+        if is_rule and not is_question_sentence(sentence):
             found.append(sentence if limit is None else cut(sentence, limit))
     return found
+
+
+_QUESTION_OPENING = re.compile(
+    r"^(?:should|shall|can|could|would|will|is|are|am|does|did|what|how|why|where|when|which|"
+    r"who)\b",
+    re.I,
+)
+
+
+def is_question_sentence(sentence: str) -> bool:
+    """A question, by its mark or by its first word when the mark is left off ("should i
+    enable rls already"); "Do not …" and "Don't …" are rules, not questions."""
+    return sentence.rstrip().endswith("?") or _QUESTION_OPENING.match(sentence) is not None
 
 
 # -- harness text in a user turn ------------------------------------------------------------

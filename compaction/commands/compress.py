@@ -181,7 +181,12 @@ def compress_command(
             fallback=fallback,
         )
         compactor = Compactor(config, chosen)
-        result = compactor.compress(conversation.messages, focus=focus, force=not automatic)
+        result = compactor.compress(
+            conversation.messages,
+            focus=focus,
+            force=not automatic,
+            recorded=conversation.record(),
+        )
     except CompactionError as exc:
         fail(f"{input_path}: {exc}")
     if result.skipped:

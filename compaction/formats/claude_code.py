@@ -96,9 +96,13 @@ def _conversation(
     select_branch(chain, sidechain_file=sidechain)
     builder = MessageBuilder(report, warnings)
     off_branch: list[int] = []
+    directories: list[tuple[int, str, int]] = []  # (position, cwd, line) where it changes
     for line, record in numbered:
         uuid = record.get("uuid")
         if uuid in chain.kept:
+            cwd = record.get("cwd")
+            if isinstance(cwd, str) and cwd and (not directories or directories[-1][1] != cwd):
+                directories.append((len(builder.messages), cwd, line))
             builder.add(line, record)
         elif is_chat(record):
             off_branch.append(line)
@@ -125,7 +129,7 @@ def _conversation(
             f"its summary is message {compaction.position}"
         )
     messages = builder.messages
-    return Conversation(
+    conversation = Conversation(
         messages=messages,
         format=NAME,
         title=title or first_user_text([m for m in messages if not _is_wrapper(m)]),
@@ -134,6 +138,10 @@ def _conversation(
         compactions=builder.compactions,
         report=report,
     )
+    for position, cwd, line in directories:
+        origin = f"`cwd` of the Claude Code record on line {line}"
+        conversation.note_directory(position, cwd, origin)
+    return conversation
 
 
 def _is_wrapper(message: Message) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.messages import Message
+from compaction.summary.recorded import RecordedDirectory, SessionRecord
 
 TRIGGERS = ("auto", "manual", "unknown")
 
@@ -175,6 +176,29 @@ class Conversation:
     #: The provider's usage per model call, where the file records it (formats/conversation.py
     #: ModelCall); empty when it records none.
     calls: list[ModelCall] = field(default_factory=list)
+    #: Each working directory the file records and the message from which it applies.
+    directories: list[RecordedDirectory] = field(default_factory=list)
+
+    def record(self) -> SessionRecord:
+        """What the file recorded beside the messages, for `compress(..., recorded=…)`: the
+        working directories it names (else its one `cwd`, as the importer kept it)."""
+        if self.directories:
+            return SessionRecord(tuple(self.directories))
+        cwd = self.metadata.get("cwd")
+        if isinstance(cwd, str) and cwd.strip():
+            origin = f"the working directory the {self.format} session records"
+            return SessionRecord((RecordedDirectory(0, cwd.strip(), origin),))
+        return SessionRecord()
+
+    def note_directory(self, position: int, path: Any, origin: str) -> None:
+        """Record that from message `position` on the session worked in `path` (importers
+        call it for every record that names one; only changes are kept)."""
+        if not isinstance(path, str) or not path.strip():
+            return
+        path = path.strip()
+        if self.directories and self.directories[-1].path == path:
+            return
+        self.directories.append(RecordedDirectory(position, path, origin))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -188,6 +212,10 @@ class Conversation:
             "compactions": [c.to_dict() for c in self.compactions],
             "report": self.report.to_dict() if self.report is not None else None,
             "calls": [call.to_dict() for call in self.calls],
+            "directories": [
+                {"position": d.position, "path": d.path, "origin": d.origin}
+                for d in self.directories
+            ],
         }
 
     def compaction_lines(self) -> list[str]:

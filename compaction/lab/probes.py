@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.messages import (
-    INJECTED_KEY,
     Message,
     call_arguments,
     call_name,
@@ -40,10 +39,10 @@ from compaction.text_patterns import (
     identifiers,
     json_strings,
     readable_text,
-    user_text,
     written_paths,
 )
 from compaction.tool_summaries import tool_kind
+from compaction.user_words import own_words, request_text
 
 CATEGORIES: tuple[str, ...] = (
     "latest_request",
@@ -183,14 +182,16 @@ def mine_facts(messages: Sequence[Message], cap: int = MAX_PER_CATEGORY) -> list
             continue
         role = message.get("role")
         if role == "user" and not _is_summary(message):
-            text = user_text(message)
+            text = request_text(message)
             if not latest_found and text.strip() and (latest is None or index <= latest):
                 latest_found = True
                 collector.add("latest_request", _snippet(text), index)
-            # Rules are the user's too: a marked message's "must" is the harness's (AGENTS.md,
-            # a hook, an observation), and the summariser rightly leaves it out of Constraints.
-            if not collector.full("constraints") and not message.get(INJECTED_KEY):
-                collector.add_all("constraints", reversed(constraint_sentences(text)), index)
+            # Rules are the user's own words: a marked message's "must" is the harness's
+            # (AGENTS.md, a hook, an observation), a pasted log's is nobody's rule, and the
+            # summariser rightly leaves both out of Constraints (user_words.py).
+            if not collector.full("constraints"):
+                words = own_words(message)
+                collector.add_all("constraints", reversed(constraint_sentences(words)), index)
         if role in ("tool", "user") and not collector.full("errors"):
             text = readable_text(_content_text(message))
             collector.add_all("errors", reversed(error_lines(text)), index)

@@ -301,9 +301,10 @@ def expected_fit_cuts(
     config: CompactionConfig,
     middle_tokens: int,
     counter: TokenCounter,
-) -> list[str]:
-    """The raw text of the tool outputs and arguments Fit will cut from the head and the tail,
-    foreseen before Phase 3 (empty when head + tail + the summary budget fit the window).
+) -> list[tuple[int, str]]:
+    """(message index, raw text) of the tool outputs and arguments Fit will cut from the head
+    and the tail, foreseen before Phase 3 (empty when head + tail + the summary budget fit the
+    window).
 
     Fit runs last, after the summary is written: what it cuts would leave the context unrecorded.
     Foreseen, those texts go to the summariser with the tail outputs Phase 1 pruned, so the
@@ -316,13 +317,18 @@ def expected_fit_cuts(
         return []
     window = max(config.context_length - reserve, 1)
     _, report = fit_to_window([messages[i] for i in kept], kept, window, counter)
-    texts = []
+    texts: list[tuple[int, str]] = []
     for cut in report.cuts:
-        if cut.input_index is None or cut.kind not in (TOOL_OUTPUT, ARGUMENTS):
+        index = cut.input_index
+        if index is None or cut.kind not in (TOOL_OUTPUT, ARGUMENTS):
             continue
-        raw = raw_messages[cut.input_index]
+        raw = raw_messages[index]
         if cut.kind == TOOL_OUTPUT:
-            texts.append(content_text(raw))
+            texts.append((index, content_text(raw)))
         else:
-            texts += [call_arguments(c) for c in tool_calls(raw) if c.get("id") == cut.tool_call_id]
+            texts += [
+                (index, call_arguments(c))
+                for c in tool_calls(raw)
+                if c.get("id") == cut.tool_call_id
+            ]
     return texts

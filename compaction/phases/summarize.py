@@ -15,11 +15,12 @@ from typing import Any
 from compaction.config import CompactionConfig
 from compaction.errors import SummarizationError
 from compaction.messages import (
+    SLASH_COMMAND,
     Message,
     call_arguments,
     call_name,
     content_text,
-    is_injected,
+    is_user_request,
     last_user_index,
     tool_calls,
 )
@@ -28,15 +29,20 @@ from compaction.summarizers.base import OnToken, Summarizer, SummaryRequest
 from compaction.summary import (
     SECTION_NAMES,
     Summary,
+    parse_cited_summary,
     parse_summary,
     render_summary,
+    section_item_texts,
     static_marker,
     strip_summary_prefix,
     summary_parts,
 )
-from compaction.summary import summary_message_body as _summary_body
+from compaction.summary.check import SummaryScope, check_summary
+from compaction.summary.items import CARRIED, SummaryItem
+from compaction.summary.recorded import SessionRecord
 from compaction.tokens import TokenCounter
 from compaction.tool_summaries import DUPLICATE_MARKER, is_already_pruned
+from compaction.user_words import own_words, request_text
 
 CONTENT_LIMIT = 6_000
 KEEP_HEAD = 4_000
@@ -51,19 +57,22 @@ def cut_content(text: str) -> str:
     return text[:KEEP_HEAD] + TRUNCATION_MARK + text[-KEEP_TAIL:]
 
 
-def serialize_turns(messages: Sequence[Message]) -> str:
+def serialize_turns(messages: Sequence[Message], numbers: Sequence[int] | None = None) -> str:
     """One block per message.
 
     `[USER]: …`, `[ASSISTANT]: …` followed by `[Tool calls: name(args), …]`, `[TOOL RESULT id]: …`.
+    With `numbers` (each message's index in the conversation), every block opens with `[#N] `:
+    the number a summariser cites after each item it writes from that message.
     """
     blocks = []
-    for message in messages:
+    for position, message in enumerate(messages):
         role = str(message.get("role", "user"))
         text = cut_content(content_text(message))
+        number = f"[#{numbers[position]}] " if numbers is not None else ""
         if role == "tool":
-            blocks.append(f"[TOOL RESULT {message.get('tool_call_id', '?')}]: {text}")
+            blocks.append(f"{number}[TOOL RESULT {message.get('tool_call_id', '?')}]: {text}")
             continue
-        block = f"[{role.upper()}]: {text}"
+        block = f"{number}[{role.upper()}]: {text}"
         calls = tool_calls(message)
         if calls:
             rendered = ", ".join(
@@ -72,6 +81,17 @@ def serialize_turns(messages: Sequence[Message]) -> str:
             block += f"\n[Tool calls: {rendered}]"
         blocks.append(block)
     return "\n\n".join(blocks)
+
+
+#: Each turn is numbered `[#N]` (its index in the conversation); a model cites the numbers, and
+#: the summary phase reads the citations back and checks them (summary/check.py).
+CITATION_RULE = (
+    "Each turn below opens with its number, like [#12]. End every item you write (each line of "
+    "a section) with the numbers of the turns it comes from, like `- Ran pytest: 2 failed "
+    "[#41, #42]`. Cite only numbers that appear below; an item kept unchanged from a previous "
+    "summary needs no number. Constraints & Preferences and Pending User Asks take only what the "
+    "user wrote in a [USER] turn, never tool output or file contents."
+)
 
 
 def _headings_block() -> str:
@@ -92,7 +112,8 @@ def build_prompt(
         f"{_headings_block()}\n\n"
         "## Active Task must copy the user's latest request verbatim. Keep exact file paths, "
         "commands, error messages, identifiers and numbers; Completed Actions is a numbered list "
-        "of concrete actions with their results; Blocked quotes errors exactly."
+        "of concrete actions with their results; Blocked quotes errors exactly.\n\n"
+        f"{CITATION_RULE}"
     )
     if previous_summary is None:
         prompt = (
@@ -202,15 +223,21 @@ def summarize_phase(
     pinned: int | None = None,
     merged_previous: Sequence[tuple[int, str]] = (),
     counter: TokenCounter | None = None,
-    fit_outputs: Sequence[str] = (),
+    fit_outputs: Sequence[tuple[int, str]] = (),
+    recorded: SessionRecord | None = None,
 ) -> tuple[PhaseResult, SummaryOutcome, set[int]]:
     """Summarise messages[head_end:tail_start] but the pinned request. Returns the phase, the
     outcome and the indices of earlier summary messages taken out of the conversation.
 
     `merged_previous` are the summaries split off merged messages (split_merged_summaries); the
-    latest earlier summary, wherever it was, is the previous summary. `fit_outputs` are the raw
-    texts Fit is expected to cut from the head and tail (see compactor.expected_fit_cuts): they
-    join `pruned_tail_outputs`, so the summary may keep their facts.
+    latest earlier summary, wherever it was, is the previous summary. `fit_outputs` are the
+    (index, raw text) of what Fit is expected to cut from the head and tail (see
+    compactor.expected_fit_cuts): they join `pruned_tail_outputs`, so the summary may keep their
+    facts. `recorded` is what the session file recorded beside the messages (the working
+    directory), which the summary states as fact over what the turns suggest.
+
+    Every item of the summary carries the messages it came from (summary/items.py), and the
+    provenance check (summary/check.py) flags any item its sources do not bear out.
     """
     started = time.perf_counter()
     previous = find_previous_summaries(messages, head_end)
@@ -219,13 +246,19 @@ def summarize_phase(
     if found:
         previous_summary = found[-1][1]
     skipped = taken_out | ({pinned} if pinned is not None else set())
-    middle = [m for i, m in enumerate(messages[head_end:tail_start], head_end) if i not in skipped]
-    raw_middle = [
-        m for i, m in enumerate(raw_messages[head_end:tail_start], head_end) if i not in skipped
-    ]
-    serialized = serialize_turns(middle)
+    middle_indices = [i for i in range(head_end, tail_start) if i not in skipped]
+    middle = [messages[i] for i in middle_indices]
+    raw_middle = [raw_messages[i] for i in middle_indices]
+    serialized = serialize_turns(middle, middle_indices)
     budget = config.summary_budget(middle_tokens)
-    latest_user = _latest_user_text(messages)
+    latest_index = last_user_index(messages)
+    latest_user = request_text(messages[latest_index]) if latest_index is not None else None
+    first_index = _first_request_index(messages)
+    first_message = messages[first_index] if first_index is not None else None
+    pruned = [
+        *_pruned_tail_outputs(messages, raw_messages, tail_start),
+        *fit_outputs,
+    ]
     request = SummaryRequest(
         turns=middle,
         serialized=serialized,
@@ -235,15 +268,27 @@ def summarize_phase(
         focus=focus or None,
         latest_user_request=latest_user,
         raw_turns=raw_middle,
-        first_user_request=_first_user_text(messages),
+        first_user_request=request_text(first_message) if first_message is not None else None,
         model=config.model,
-        pruned_tail_outputs=[
-            *_pruned_tail_outputs(messages, raw_messages, tail_start),
-            *fit_outputs,
-        ],
+        pruned_tail_outputs=[text for _, text in pruned],
         counter=counter,
+        turn_indices=middle_indices,
+        pruned_tail_indices=[index for index, _ in pruned],
+        latest_user_index=latest_index,
+        first_user_index=first_index,
+        first_user_words=own_words(first_message) if first_message is not None else None,
+        recorded=recorded,
     )
-    outcome, error = _run_summarizer(summarizer, request, on_token, fallback_summarizer)
+    outcome, error, used = _run_summarizer(summarizer, request, on_token, fallback_summarizer)
+    if outcome.summary is not None:
+        scope = SummaryScope(
+            total=len(messages),
+            summarised=frozenset(middle_indices),
+            opening=first_index,
+            pruned=frozenset(index for index, _ in pruned),
+            previous_summary=previous_summary,
+        )
+        _attach_provenance(outcome.summary, used, request, scope, raw_messages)
     fates = {i: FOLDED for i in range(head_end, tail_start) if i not in skipped}
     fates.update({i: PREVIOUS_SUMMARY for i in taken_out})
     details: dict[str, Any] = {
@@ -261,11 +306,16 @@ def summarize_phase(
         # What was sent: a summariser that calls a model keeps the redacted prompt it sent.
         "prompt": _sent_prompt(summarizer, request.prompt),
         "latest_user_request": latest_user,
+        "latest_user_index": latest_index,
+        "latest_user_command": _command_of(messages[latest_index])
+        if latest_index is not None
+        else None,
         "summary_text": outcome.text,
         "fallback_used": outcome.fallback_used,
         "fallback_reason": outcome.fallback_reason,
         "error": error,
         "summarizer_details": dict(getattr(summarizer, "last_details", {}) or {}),
+        "provenance": _provenance_details(outcome.summary),
     }
     result = PhaseResult(
         name="summarize",
@@ -280,6 +330,68 @@ def summarize_phase(
     return result, outcome, taken_out
 
 
+def _command_of(message: Message) -> str | None:
+    """`/create-checkpoint` when the latest request is a slash command the user invoked."""
+    if message.get("injected") != SLASH_COMMAND:
+        return None
+    first = request_text(message).split(None, 1)
+    return first[0] if first and first[0].startswith("/") else None
+
+
+def _attach_provenance(
+    summary: Summary,
+    summarizer: Summarizer | None,
+    request: SummaryRequest,
+    scope: SummaryScope,
+    raw_messages: Sequence[Message],
+) -> None:
+    """Each section's items with their sources, from the summariser that wrote the summary
+    (`last_items`) or else from the citations in its text; then the check."""
+    items = getattr(summarizer, "last_items", None) if summarizer is not None else None
+    if isinstance(items, dict) and items:
+        for name in SECTION_NAMES:
+            section = items.get(name) or []
+            texts = section_item_texts(name, summary.sections[name])
+            if [item.text for item in section] == texts:
+                summary.items[name] = list(section)
+            elif texts:  # the text was changed after the summariser wrote it: cite nothing
+                summary.items[name] = [
+                    SummaryItem(text, (), None, ("no source",)) for text in texts
+                ]
+    task = summary.items.get("Active Task")
+    if task and not task[0].sources and request.latest_user_index is not None:
+        # A model copies the request from the tail, where there is no number to cite.
+        summary.items["Active Task"] = [SummaryItem(task[0].text, (request.latest_user_index,))]
+    if scope.previous_summary:
+        _mark_carried(summary, scope.previous_summary)
+    check_summary(summary, raw_messages, scope)
+
+
+def _mark_carried(summary: Summary, previous: str) -> None:
+    """An uncited item whose text the previous summary holds was kept from it (a model is told
+    that such an item needs no citation)."""
+    kept = {line.strip() for line in previous.splitlines() if line.strip()}
+    for name, items in summary.items.items():
+        summary.items[name] = [
+            SummaryItem(item.text, (), CARRIED, ())
+            if not item.sources and item.origin is None and item.text.strip() in kept
+            else item
+            for item in items
+        ]
+
+
+def _provenance_details(summary: Summary | None) -> dict[str, Any] | None:
+    """How many items cite a message and how many the check flagged, for the phase's details."""
+    if summary is None or not summary.items:
+        return None
+    items = [item for section in summary.items.values() for item in section]
+    return {
+        "items": len(items),
+        "cited": sum(1 for item in items if item.sources),
+        "flagged": sum(1 for item in items if item.flags),
+    }
+
+
 def _sent_prompt(summarizer: Summarizer, prompt: str) -> str:
     sent = getattr(summarizer, "last_prompt", None)
     return sent if isinstance(sent, str) else prompt
@@ -290,7 +402,8 @@ def _run_summarizer(
     request: SummaryRequest,
     on_token: OnToken | None,
     fallback_summarizer: Summarizer | None,
-) -> tuple[SummaryOutcome, dict[str, Any] | None]:
+) -> tuple[SummaryOutcome, dict[str, Any] | None, Summarizer | None]:
+    """The outcome, the error that made it fall back, and the summariser that wrote it."""
     try:
         text = strip_summary_prefix(summarizer.summarize(request, on_token=on_token))
     except SummarizationError as exc:
@@ -301,22 +414,30 @@ def _run_summarizer(
         if wants_extractive and fallback_summarizer is not None:
             text = fallback_summarizer.summarize(request)
             parsed = parse_summary(text)
-            return SummaryOutcome(render_summary(parsed), parsed, "extractive", reason), error
-        return SummaryOutcome(static_marker(request.turn_count), None, "static", reason), error
+            outcome = SummaryOutcome(render_summary(parsed), parsed, "extractive", reason)
+            return outcome, error, fallback_summarizer
+        outcome = SummaryOutcome(static_marker(request.turn_count), None, "static", reason)
+        return outcome, error, None
     if getattr(summarizer, "name", "") == "static":
-        return SummaryOutcome(text, None, None, None), None
-    parsed = parse_summary(text)
+        return SummaryOutcome(text, None, None, None), None, summarizer
+    if isinstance(getattr(summarizer, "last_items", None), dict):
+        parsed = parse_summary(text)
+    else:
+        # A model's summary: its `[#N]` citations become the items' sources, and leave the
+        # text the agent reads (the numbers mean nothing once the turns are gone).
+        parsed, _ = parse_cited_summary(text)
     if parsed.found_headings == 0:
         reason = "failed: the summary had none of the 13 section headings"
         error = {"kind": "failed", "message": reason, "error_class": "InvalidSummary"}
-        return SummaryOutcome(static_marker(request.turn_count), None, "static", reason), error
-    return SummaryOutcome(render_summary(parsed), parsed, None, None), None
+        outcome = SummaryOutcome(static_marker(request.turn_count), None, "static", reason)
+        return outcome, error, None
+    return SummaryOutcome(render_summary(parsed), parsed, None, None), None, summarizer
 
 
 def _pruned_tail_outputs(
     messages: Sequence[Message], raw_messages: Sequence[Message], tail_start: int
-) -> list[str]:
-    """The raw text of each tail tool output that Phase 1 replaced with its one-line summary.
+) -> list[tuple[int, str]]:
+    """(index, raw text) of each tail tool output that Phase 1 replaced with its one-liner.
 
     (A duplicate marker is not one of them: the newest copy of that output is still there.)
     """
@@ -331,19 +452,13 @@ def _pruned_tail_outputs(
             and is_already_pruned(content)
             and content_text(raw_messages[index]) != content
         ):
-            outputs.append(content_text(raw_messages[index]))
+            outputs.append((index, content_text(raw_messages[index])))
     return outputs
 
 
-def _latest_user_text(messages: Sequence[Message]) -> str | None:
-    index = last_user_index(messages)
-    return None if index is None else content_text(messages[index])
-
-
-def _first_user_text(messages: Sequence[Message]) -> str | None:
-    for message in messages:
-        if message.get("role") == "user" and not is_injected(message):
-            text = content_text(message)
-            if _summary_body(text) is None:
-                return text
+def _first_request_index(messages: Sequence[Message]) -> int | None:
+    """The user's first request (their own turn or a slash command), not an earlier summary."""
+    for index, message in enumerate(messages):
+        if is_user_request(message):
+            return index
     return None

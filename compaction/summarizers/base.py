@@ -14,6 +14,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from compaction.messages import Message
 from compaction.summary import static_marker
+from compaction.summary.items import SummaryItem
+from compaction.summary.recorded import SessionRecord
 from compaction.tokens import TokenCounter
 
 OnToken = Callable[[str], None]
@@ -47,6 +49,32 @@ class SummaryRequest:
     #: The counter the Compactor measures everything with, so a summariser that fits its text to
     #: `budget_tokens` counts in the same units (and `counter="rough"` never loads tiktoken).
     counter: TokenCounter | None = None
+    # -- provenance: where in the conversation each of the above is, so every item of the
+    # summary can cite its messages by the indexes the app and the report show --------------
+    #: The conversation index of each of `turns` (empty: a request built by hand, no citations).
+    turn_indices: list[int] = field(default_factory=list)
+    #: The conversation index of each of `pruned_tail_outputs`.
+    pruned_tail_indices: list[int] = field(default_factory=list)
+    latest_user_index: int | None = None
+    first_user_index: int | None = None
+    #: What of the first request the user typed (user_words.own_words): the rules it may give.
+    first_user_words: str | None = None
+    #: What the session file recorded beside the messages (the working directory).
+    recorded: SessionRecord | None = None
+
+    def conversation_index(self, turn: int) -> int | None:
+        """The conversation index of a turn index (a tail output counts on after the turns;
+        -1 is the opening request), or None when the request does not say."""
+        if turn == -1:
+            return self.first_user_index
+        if not self.turn_indices:
+            return None
+        if 0 <= turn < len(self.turn_indices):
+            return self.turn_indices[turn]
+        tail = turn - len(self.turn_indices)
+        if 0 <= tail < len(self.pruned_tail_indices):
+            return self.pruned_tail_indices[tail]
+        return None
 
     @property
     def iterative(self) -> bool:
@@ -59,11 +87,20 @@ class SummaryRequest:
 
 @runtime_checkable
 class Summarizer(Protocol):
-    """Anything with a `name` and `summarize(request, on_token=None) -> str`."""
+    """Anything with a `name` and `summarize(request, on_token=None) -> str`.
+
+    A summariser that knows where each line came from may also set `last_items` after a call:
+    each section's items with their sources (summary/items.py), in the order of the text's
+    lines. Without it, the summary's `[#N]` citations are read instead (a model is asked to
+    write them).
+    """
 
     name: str
 
     def summarize(self, request: SummaryRequest, on_token: OnToken | None = None) -> str: ...
+
+
+SourcedItems = dict[str, list[SummaryItem]]
 
 
 class StaticSummarizer:

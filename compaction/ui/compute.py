@@ -26,6 +26,7 @@ from compaction.regions import RegionPlan, plan_regions
 from compaction.result import CompactionResult
 from compaction.summarizers.base import OnToken, StaticSummarizer
 from compaction.summarizers.factory import make_summarizer
+from compaction.summary.recorded import SessionRecord
 from compaction.tokens import make_counter
 from compaction.ui.params import Settings
 from compaction.ui.state import Loaded
@@ -52,11 +53,14 @@ def _cached_run(
     _summarizer: str,
     _focus: str | None,
     _force: bool,
+    _recorded: SessionRecord | None = None,
 ) -> CompactionResult:
     # cache_resource, not cache_data: results are only read, and copying (pickling) five phases
     # of a 5,000-message conversation on every rerun would cost more than the phases themselves.
     summarizer = StaticSummarizer() if _summarizer == "static" else make_summarizer(_summarizer)
-    return Compactor(_config, summarizer).compress(_messages, focus=_focus, force=_force)
+    return Compactor(_config, summarizer).compress(
+        _messages, focus=_focus, force=_force, recorded=_recorded
+    )
 
 
 def config_key(config: CompactionConfig) -> str:
@@ -68,7 +72,10 @@ def run_key(loaded: Loaded, settings: Settings, summarizer: str | None = None) -
     assert settings.config is not None
     config_json = config_key(settings.config)
     kind = summarizer or settings.summarizer_key()
-    return f"{loaded.content_hash}|{config_json}|{settings.focus}|{kind}|{settings.force}"
+    # The record changes the summary (its working directory): a stored copy of the same messages
+    # without it is another run.
+    record = "/".join(d.path for d in loaded.session_record.working_directories)
+    return f"{loaded.content_hash}|{config_json}|{settings.focus}|{kind}|{settings.force}|{record}"
 
 
 def offline_result(
@@ -79,7 +86,15 @@ def offline_result(
     kind = settings.summarizer if settings.summarizer != "llm" else "static"
     forced = settings.force if force is None else force
     key = run_key(loaded, settings, kind) + f"|{forced}"
-    return _cached_run(key, loaded.messages, settings.config, kind, settings.focus, forced)
+    return _cached_run(
+        key,
+        loaded.messages,
+        settings.config,
+        kind,
+        settings.focus,
+        forced,
+        loaded.session_record,
+    )
 
 
 def llm_result(loaded: Loaded, settings: Settings) -> CompactionResult | None:
@@ -135,7 +150,11 @@ def run_llm(loaded: Loaded, settings: Settings, on_token: OnToken | None) -> Com
         timeout=60,
     )
     result = Compactor(settings.config, summarizer).compress(
-        loaded.messages, focus=settings.focus, force=settings.force, on_token=on_token
+        loaded.messages,
+        focus=settings.focus,
+        force=settings.force,
+        on_token=on_token,
+        recorded=loaded.session_record,
     )
     st.session_state.setdefault(LLM_RESULTS_KEY, {})[run_key(loaded, settings)] = result
     return result

@@ -15,6 +15,7 @@ import streamlit as st
 
 from compaction.formats.conversation import Conversation
 from compaction.messages import Message
+from compaction.summary.recorded import SessionRecord
 
 LOADED_KEY = "loaded_conversation"
 
@@ -41,6 +42,8 @@ class Loaded:
     # The tool definitions the session records (sent with every request; the composition counts
     # them).
     tools: list[dict[str, Any]] = field(default_factory=list)
+    # What the file recorded beside the messages (the working directory), for the summary.
+    session_record: SessionRecord = field(default_factory=SessionRecord)
 
 
 def content_hash(messages: list[Message]) -> str:
@@ -96,8 +99,9 @@ def from_conversation(
         recorded=[compaction.to_dict() for compaction in conversation.compactions],
         metadata=conversation.metadata,
     )
-    # The tool definitions a session records, for the context composition bar.
-    return replace(loaded, tools=list(conversation.tools)) if conversation.tools else loaded
+    # The tool definitions a session records, for the context composition bar, and what else
+    # it records beside the messages.
+    return replace(loaded, tools=list(conversation.tools), session_record=conversation.record())
 
 
 def set_loaded(loaded: Loaded) -> None:

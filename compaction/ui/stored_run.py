@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from compaction.errors import HistoryError
 from compaction.history import History
 from compaction.result import CompactionResult, OrphanFix, PhaseResult
-from compaction.summary import Summary
+from compaction.summary import Summary, items_from_dict
 
 _T = TypeVar("_T")
 
@@ -77,7 +77,9 @@ def result_from_report(report: dict[str, Any]) -> CompactionResult:
         phases=[_phase(p) for p in report.get("phases") or [] if isinstance(p, dict)],
         tokens_before=int(report.get("tokens_before") or 0),
         tokens_after=int(report.get("tokens_after") or 0),
-        summary=Summary(dict(summary)) if isinstance(summary, dict) else None,
+        summary=Summary(dict(summary), items=items_from_dict(report.get("summary_items")))
+        if isinstance(summary, dict)
+        else None,
         orphan_fixes=[_fix(f) for f in report.get("orphan_fixes") or [] if isinstance(f, dict)],
         skipped=bool(report.get("skipped")),
         skip_reason=report.get("skip_reason"),

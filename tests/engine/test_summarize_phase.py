@@ -139,7 +139,7 @@ def test_phase_builds_the_request_and_fates() -> None:
     request = summarizer.requests[0]
     assert request.turns == messages[3:7]
     assert request.raw_turns == messages[3:7]
-    assert request.serialized == serialize_turns(messages[3:7])
+    assert request.serialized == serialize_turns(messages[3:7], [3, 4, 5, 6])
     assert request.budget_tokens == 2_000
     assert request.latest_user_request == "latest request"
     assert request.first_user_request == "first request"

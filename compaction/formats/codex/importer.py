@@ -61,6 +61,8 @@ class CodexImporter:
         self.answered: set[str] = set()
         self.last_tokens: int | None = None
         self.seen_conversation = False  # a user or assistant message has been imported
+        # (position, cwd, origin) of each working directory the rollout names, in order.
+        self.directories: list[tuple[int, str, str]] = []
 
     # -- bookkeeping -------------------------------------------------------------------------
 
@@ -110,7 +112,7 @@ class CodexImporter:
                 continue
             self.record(index, line, record)
         self.finish()
-        return Conversation(
+        conversation = Conversation(
             messages=self.messages,
             format=NAME,
             title=title_of(self.messages),
@@ -120,6 +122,9 @@ class CodexImporter:
             compactions=self.compactions,
             report=self.report,
         )
+        for position, cwd, origin in self.directories:
+            conversation.note_directory(position, cwd, origin)
+        return conversation
 
     def record(self, index: int, line: int, record: dict[str, Any]) -> None:
         kind = str(record.get("type"))
@@ -134,6 +139,8 @@ class CodexImporter:
                     models.append(payload["model"])
             if isinstance(payload.get("cwd"), str):
                 self.metadata.setdefault("cwd", payload["cwd"])
+                where = f"`cwd` of the Codex turn_context on line {line}"
+                self.directories.append((len(self.messages), payload["cwd"], where))
             self.report.skip(kind, "per-turn settings (model and cwd kept in metadata)", line)
         elif kind == "event_msg":
             self.event(line, payload)
@@ -171,6 +178,9 @@ class CodexImporter:
         for key, name in keys.items():
             if payload.get(key) not in (None, "", {}):
                 self.metadata[name] = payload[key]
+        if isinstance(payload.get("cwd"), str):
+            where = f"`cwd` of the Codex session_meta on line {line}"
+            self.directories.append((len(self.messages), payload["cwd"], where))
         for tool in payload.get("dynamic_tools") or []:
             if isinstance(tool, dict) and tool.get("name"):
                 self.tools.append(

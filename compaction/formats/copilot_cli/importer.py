@@ -43,6 +43,8 @@ class CopilotImport:
         self.turn_assistant: Message | None = None  # the latest assistant message of the turn
         self.pending_reasoning: list[str] = []
         self.encrypted: list[int] = []
+        # (position in self.messages, cwd, origin) of each working directory the log names.
+        self.directories: list[tuple[int, str, str]] = []
         self.nudges: list[int] = []
         self.unknown: dict[str, list[int]] = {}
         self.subagent: list[int] = []
@@ -87,7 +89,7 @@ class CopilotImport:
         if handler is not None:
             handler(line, data)
             return
-        self.note_metadata(kind, data)
+        self.note_metadata(kind, data, line)
         if kind == "assistant.turn_start":
             self.turn_assistant = None
         if kind == "session.truncation":
@@ -108,7 +110,7 @@ class CopilotImport:
             self.unknown.setdefault(kind, []).append(line)
             self.skip(kind, "event type this importer does not know; not imported", line)
 
-    def note_metadata(self, kind: str, data: dict[str, Any]) -> None:
+    def note_metadata(self, kind: str, data: dict[str, Any], line: int) -> None:
         if kind == "session.model_change" and isinstance(data.get("newModel"), str):
             self.metadata["model"] = data["newModel"]
             models = self.metadata.setdefault("models", [])
@@ -124,6 +126,8 @@ class CopilotImport:
             self.metadata["session_title"] = data["title"]
         elif kind == "session.context_changed" and isinstance(data.get("cwd"), str):
             self.metadata["cwd"] = data["cwd"]
+            where = f"`cwd` of the Copilot CLI session.context_changed event on line {line}"
+            self.directories.append((len(self.messages), data["cwd"], where))
 
     def session_start(self, line: int, data: dict[str, Any]) -> None:
         for key, name in (
@@ -140,6 +144,9 @@ class CopilotImport:
             for key in ("cwd", "gitRoot", "branch", "repository", "headCommit"):
                 if key in context:
                     self.metadata.setdefault("git_root" if key == "gitRoot" else key, context[key])
+            if isinstance(context.get("cwd"), str):
+                where = f"`context.cwd` of the Copilot CLI session.start event on line {line}"
+                self.directories.append((len(self.messages), context["cwd"], where))
         self.skip("session.start", "session metadata (recorded in metadata)", line)
 
     def system_message(self, line: int, data: dict[str, Any]) -> None:
@@ -361,7 +368,7 @@ class CopilotImport:
                 f"{line_list(lines)}: {len(lines)} {kind!r} event(s) of a type this importer "
                 "does not know; not imported"
             )
-        return Conversation(
+        conversation = Conversation(
             messages=messages,
             format=NAME,
             title=self.title,
@@ -370,3 +377,13 @@ class CopilotImport:
             compactions=self.compactions,
             report=self.report,
         )
+        placed = {id(message): index for index, message in enumerate(messages)}
+        for position, cwd, origin in self.directories:
+            # A position counts the messages before tool results were placed after their calls.
+            at = (
+                placed.get(id(self.messages[position]), len(messages))
+                if position < len(self.messages)
+                else len(messages)
+            )
+            conversation.note_directory(at, cwd, origin)
+        return conversation

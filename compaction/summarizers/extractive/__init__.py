@@ -15,9 +15,10 @@ from typing import Any
 
 from compaction.errors import SummarizationError
 from compaction.redact import redact
-from compaction.summarizers.base import OnToken, SummaryRequest
+from compaction.summarizers.base import OnToken, SourcedItems, SummaryRequest
 from compaction.summarizers.extractive.budget import fit, fit_details
 from compaction.summarizers.extractive.cache import FactCache, register
+from compaction.summarizers.extractive.items import Sections
 from compaction.summarizers.extractive.merge import (
     finished_in_progress,
     merge_previous,
@@ -26,7 +27,8 @@ from compaction.summarizers.extractive.merge import (
 from compaction.summarizers.extractive.scan import scan
 from compaction.summarizers.extractive.sections import build_sections
 from compaction.summarizers.extractive.text import stems
-from compaction.summary import parse_summary
+from compaction.summary import parse_summary, section_item_texts
+from compaction.summary.items import CARRIED, SummaryItem, limited
 from compaction.tokens import RoughCounter, TiktokenCounter, TokenCounter, make_counter
 
 NO_REQUEST = "None."
@@ -59,6 +61,35 @@ def _line_counter(request: SummaryRequest) -> TokenCounter:
     return counter if counter is not None else make_counter("tiktoken", request.model)
 
 
+def _cite_conversation(sections: Sections, request: SummaryRequest) -> None:
+    """Every item's sources as conversation indexes (they are built as turn indexes)."""
+    for items in sections.values():
+        for item in items:
+            mapped = (request.conversation_index(source) for source in item.sources)
+            item.sources = limited(index for index in mapped if index is not None)
+
+
+def _sourced_items(
+    lines: SourcedItems, active_task: str, request: SummaryRequest
+) -> SourcedItems:
+    """The fitted sections' lines with the Active Task, as the text has them."""
+    task = active_task if active_task != NO_REQUEST else ""
+    items: SourcedItems = {}
+    if task:
+        index = request.latest_user_index
+        items["Active Task"] = [
+            SummaryItem(
+                section_item_texts("Active Task", as_stored(task))[0],
+                (index,) if index is not None else (),
+                None if index is not None else "the latest request (not located)",
+            )
+        ]
+    for name, section in lines.items():
+        if section:
+            items[name] = section
+    return items
+
+
 class ExtractiveSummarizer:
     """Deterministic, offline summariser; `last_details` reports what was kept and dropped."""
 
@@ -66,12 +97,20 @@ class ExtractiveSummarizer:
 
     def __init__(self) -> None:
         self.last_details: dict[str, Any] = {}
+        #: Each section's lines of the last summary with the messages they came from.
+        self.last_items: SourcedItems = {}
 
     def summarize(self, request: SummaryRequest, on_token: OnToken | None = None) -> str:
         started = time.perf_counter()
         turns = request.raw_turns or request.turns
+        recorded = None
+        if request.recorded is not None and request.turn_indices:
+            recorded = request.recorded.working_directory_at(request.turn_indices[-1])
         findings = scan(
-            turns, request.turns if request.raw_turns else None, request.pruned_tail_outputs
+            turns,
+            request.turns if request.raw_turns else None,
+            request.pruned_tail_outputs,
+            recorded,
         )
         previous = None
         next_number = 1
@@ -80,14 +119,20 @@ class ExtractiveSummarizer:
             if parsed.found_headings:
                 previous = parsed
                 _, next_number = previous_actions(parsed.sections["Completed Actions"])
-        goal = request.first_user_request or findings.first_user
         first_new = next_number
         if previous is not None:
             first_new += len(finished_in_progress(previous, findings))
-        sections = build_sections(findings, len(turns), first_new, goal)
+        sections = build_sections(
+            findings,
+            len(turns),
+            first_new,
+            request.first_user_request,
+            request.first_user_words,
+        )
         moved: dict[str, Any] = {}
         if previous is not None:
-            moved = merge_previous(sections, previous, findings, next_number)
+            moved = merge_previous(sections, previous, findings, next_number, CARRIED)
+        _cite_conversation(sections, request)
         for items in sections.values():
             for item in items:
                 item.text = _redact(item.text)
@@ -102,6 +147,7 @@ class ExtractiveSummarizer:
         focus_words = stems(request.focus) if request.focus else None
         fitted = fit(active_task, sections, request.budget_tokens, count_text, focus_words)
         text = fitted.text
+        self.last_items = _sourced_items(fitted.lines, fitted.active_task, request)
         self.last_details = {
             "summarizer": self.name,
             "turns": len(turns),

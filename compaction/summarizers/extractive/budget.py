@@ -17,9 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from compaction.summarizers.extractive.items import Item, Sections, render_items
+from compaction.summarizers.extractive.items import Item, Sections, rendered_lines
 from compaction.summarizers.extractive.text import cut_text, stems, stems_match
 from compaction.summary import EMPTY_SECTION, render_summary
+from compaction.summary.items import SummaryItem, limited
 
 #: A tiktoken count of a string (the fitter relies on tiktoken's chunking; see _cost).
 CountText = Callable[[str], int]
@@ -60,6 +61,9 @@ class Fitted:
     #: (section, line, kept) of every item the focus topic matched: kept in full, or dropped
     #: by the budget even so.
     focused: list[tuple[str, str, bool]] = field(default_factory=list)
+    #: Each section's lines as rendered, with the sources of the items each shows.
+    lines: dict[str, list[SummaryItem]] = field(default_factory=dict)
+    active_task: str = ""  # as rendered (cut when it alone would take too much of the budget)
 
 
 def truncate_to(text: str, tokens: int, count: CountText, marker: str = TRUNCATED) -> str:
@@ -127,20 +131,34 @@ def _select(
     return chosen
 
 
-def _render(
-    active_task: str, sections: Sections, chosen: set[int]
-) -> tuple[str, dict[str, int], dict[str, int]]:
+@dataclass
+class _Rendered:
+    text: str
+    kept: dict[str, int]
+    dropped: dict[str, int]
+    lines: dict[str, list[SummaryItem]]
+
+
+def _render(active_task: str, sections: Sections, chosen: set[int]) -> _Rendered:
     bodies = {"Active Task": active_task}
     kept: dict[str, int] = {}
     dropped: dict[str, int] = {}
+    lines: dict[str, list[SummaryItem]] = {}
     for name, items in sections.items():
         keep = [item for item in items if id(item) in chosen]
         kept[name] = len(keep)
         dropped[name] = len(items) - len(keep)
         omitted = dropped[name] if name == "Completed Actions" and keep else 0
-        what = _omitted_kinds([item for item in items if id(item) not in chosen]) if omitted else ""
-        bodies[name] = render_items(keep, name, omitted, what) or EMPTY_SECTION
-    return render_summary(bodies), kept, dropped
+        left_out = [item for item in items if id(item) not in chosen] if omitted else []
+        lines[name] = rendered_lines(
+            keep,
+            name,
+            omitted,
+            _omitted_kinds(left_out) if omitted else "",
+            limited(source for item in left_out for source in item.sources),
+        )
+        bodies[name] = "\n".join(line.text for line in lines[name]) or EMPTY_SECTION
+    return _Rendered(render_summary(bodies), kept, dropped, lines)
 
 
 def _omitted_kinds(items: list[Item]) -> str:
@@ -187,8 +205,8 @@ def fit(
     else:
         pools = [(entries, float(remaining))]
     chosen = _select(pools, count, remaining)
-    text, kept, dropped = _render(active_task, sections, chosen)
-    tokens = count(text)
+    rendered = _render(active_task, sections, chosen)
+    tokens = count(rendered.text)
     by_priority = sorted(
         (item for _, item in entries if id(item) in chosen), key=lambda i: i.priority
     )
@@ -198,10 +216,20 @@ def fit(
             item = by_priority.pop(0)
             chosen.discard(id(item))
             overshoot -= _cost(item, count)
-        text, kept, dropped = _render(active_task, sections, chosen)
-        tokens = count(text)
+        rendered = _render(active_task, sections, chosen)
+        tokens = count(rendered.text)
     matched = [(name, item.text, id(item) in chosen) for name, item in entries if item.focus]
-    return Fitted(text, tokens, kept, dropped, truncated, tokens > budget, matched)
+    return Fitted(
+        rendered.text,
+        tokens,
+        rendered.kept,
+        rendered.dropped,
+        truncated,
+        tokens > budget,
+        matched,
+        rendered.lines,
+        active_task,
+    )
 
 
 def fit_details(fitted: Fitted, budget: int) -> dict[str, Any]:

@@ -39,7 +39,6 @@ from compaction.text_patterns import (
     cut,
     error_lines,
     identifiers,
-    user_text,
     written_paths,
 )
 from compaction.text_patterns import readable_text as readable
@@ -85,7 +84,6 @@ def _identifiers(text: str, prose: bool) -> Identifiers:
 
 
 class UserFacts(NamedTuple):
-    text: str  # the user's words, injected reminders removed
     blank: bool
     constraints: tuple[str, ...]
     observation: bool  # tool output pasted as a user row (old SWE-agent): not prose
@@ -96,26 +94,28 @@ class UserFacts(NamedTuple):
     identifiers: Identifiers
 
 
-def _user_facts(content: str) -> UserFacts:
-    text = user_text({"content": content})
+def _user_facts(text: str, words: str) -> UserFacts:
+    """What a user turn says: `text` is the turn without the harness's envelope, `words` what
+    of it the user typed (user_words.own_words). Rules, questions and the request come from the
+    words alone; paths, identifiers and reported errors from the whole text (a pasted log's
+    error is still the failure the user reports)."""
     if not text.strip():
-        return UserFacts(text, True, (), False, (), "", (), (), ())
+        return UserFacts(True, (), False, (), "", (), (), ())
     observation = len(text) > 3_000
     questions: tuple[str, ...] = ()
     request = ""
     paths: tuple[str, ...] = ()
     if not observation:
-        questions = tuple([s for s in tx.sentences(text) if tx.is_question(s)][:3])
-        request = "" if questions else tx.first_sentences(text, 1)
+        questions = tuple([s for s in tx.sentences(words) if tx.is_question(s)][:3])
+        request = "" if questions or not words else tx.first_sentences(words, 1)
         paths = tuple(tx.mentioned_paths(text))
     blocked = tuple(
         f"reported in a user turn: `{line}`"
         for line in error_lines(readable(text))[-ERROR_LINES_PER_FAILURE:]
     )
     return UserFacts(
-        text,
         False,
-        tx.constraints(text),
+        tx.constraints(words),
         observation,
         questions,
         request,
@@ -350,8 +350,8 @@ _CALLS: FactCache[CallFacts] = register(FactCache("tool call"))
 _OUTPUTS: FactCache[Identifiers] = register(FactCache("output identifiers"))
 
 
-def user_facts(content: str) -> UserFacts:
-    return _USERS.get(content, len(content), lambda: _user_facts(content))
+def user_facts(text: str, words: str) -> UserFacts:
+    return _USERS.get((text, words), len(text) + len(words), lambda: _user_facts(text, words))
 
 
 def prose_facts(text: str) -> ProseFacts:

@@ -36,6 +36,12 @@ class Action:
     fixed_by: int | None = None  # position in actions of the later success that fixed this
     subject: str | None = None  # the file it read or changed, when it names one
     exit_code: int | None = None
+    result_index: int | None = None  # the tool message that answered it
+
+    @property
+    def sources(self) -> tuple[int, ...]:
+        """The call and its result: where a Completed Actions line about it comes from."""
+        return (self.index,) if self.result_index is None else (self.index, self.result_index)
 
 
 @dataclass
@@ -43,6 +49,16 @@ class FileRecord:
     path: str
     verbs: list[str]
     last_index: int
+    indexes: list[int] = field(default_factory=list)  # every message that touched it
+
+
+@dataclass(frozen=True)
+class StateLine:
+    """One Active State line: its value and the messages that showed it."""
+
+    value: str
+    sources: tuple[int, ...]
+    origin: str | None = None  # a record of the session file, when it came from one
 
 
 @dataclass
@@ -53,17 +69,20 @@ class Findings:
     files: dict[str, FileRecord] = field(default_factory=dict)
     constraints: list[tuple[int, str]] = field(default_factory=list)
     decisions: list[tuple[int, str]] = field(default_factory=list)
-    resolved: list[tuple[int, str, str]] = field(default_factory=list)
+    #: (question's message, question, answer, answer's message)
+    resolved: list[tuple[int, str, str, int]] = field(default_factory=list)
     pending: list[tuple[int, str]] = field(default_factory=list)
-    blocked: list[tuple[int, str]] = field(default_factory=list)
+    #: (message, line, further messages it draws on: a failure's result)
+    blocked: list[tuple[int, str, tuple[int, ...]]] = field(default_factory=list)
     identifiers: list[tuple[int, str, str, bool]] = field(default_factory=list)
     identifier_labels: dict[str, str] = field(default_factory=dict)  # value -> what it is
-    in_progress: list[str] = field(default_factory=list)
-    remaining: list[str] = field(default_factory=list)
+    in_progress: list[tuple[int, str]] = field(default_factory=list)
+    remaining: list[tuple[int, str]] = field(default_factory=list)
     assistant_texts: list[str] = field(default_factory=list)
     succeeded_keys: set[str] = field(default_factory=set)
-    state: dict[str, str] = field(default_factory=dict)
+    state: dict[str, StateLine] = field(default_factory=dict)
     first_user: str | None = None
+    first_user_index: int | None = None
     todo_list_seen: bool = False
 
 

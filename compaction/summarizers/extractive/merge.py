@@ -16,6 +16,7 @@ from compaction.summarizers.extractive.findings import Findings, command_key
 from compaction.summarizers.extractive.items import Item, Sections
 from compaction.summarizers.extractive.text import content_words, first_sentences
 from compaction.summary import Summary
+from compaction.summary.items import CARRIED
 
 _NUMBERED = re.compile(r"^\s*(\d{1,6})[.)]\s+(.*)$")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,6}[.)])\s+")
@@ -76,9 +77,28 @@ def _answer_for(question: str, answers: list[str]) -> str | None:
 
 
 def merge_previous(
+    sections: Sections,
+    previous: Summary,
+    findings: Findings,
+    next_number: int,
+    origin: str = CARRIED,
+) -> dict[str, Any]:
+    """Fold `previous` into `sections` (new items) in place; returns what moved, for details.
+
+    Every item taken from the earlier summary says so (`origin`): it has no message of its own
+    in the turns, and the provenance check looks for it in the earlier summary instead."""
+    new = {id(item) for items in sections.values() for item in items}
+    moved = _merge(sections, previous, findings, next_number)
+    for items in sections.values():
+        for item in items:
+            if id(item) not in new:
+                item.origin = origin
+    return moved
+
+
+def _merge(
     sections: Sections, previous: Summary, findings: Findings, next_number: int
 ) -> dict[str, Any]:
-    """Fold `previous` into `sections` (new items) in place; returns what moved, for details."""
     moved: dict[str, Any] = {"finished_in_progress": 0, "answered": 0, "resolved_blockers": 0}
     body = previous.sections
     actions, _ = previous_actions(body["Completed Actions"])

@@ -19,8 +19,8 @@ from compaction.messages import (
     call_arguments,
     call_name,
     content_text,
-    is_injected,
     is_summary_message,
+    is_user_request,
     tool_calls,
 )
 from compaction.summarizers.extractive import text as tx
@@ -34,8 +34,10 @@ from compaction.summarizers.extractive.facts import (
 )
 from compaction.summarizers.extractive.findings import Action, FileRecord, Findings
 from compaction.summarizers.extractive.state import StateTracker
+from compaction.summary.recorded import RecordedDirectory
 from compaction.text_patterns import cut
 from compaction.tool_summaries import DUPLICATE_MARKER, STUB_RESULT, is_already_pruned
+from compaction.user_words import own_words, unwrapped
 
 COMMAND_MAX_CHARS = 80
 #: Identifiers are mined from at most this much tool output, newest first: most of a long
@@ -52,6 +54,7 @@ class _Scanner:
         self.state = StateTracker()
         self.open_questions: list[tuple[int, str]] = []
         self.last_answer: str | None = None
+        self.last_answer_index = -1
         self.answered = False  # whether last_answer is a real answer, not an announcement
         self.unanswered_request: tuple[int, str] | None = None
         # (key, test targets) -> positions in actions of the failures not yet fixed, in order
@@ -68,18 +71,23 @@ class _Scanner:
             return
         record = self.findings.files.get(path)
         if record is None:
-            self.findings.files[path] = FileRecord(path, [verb], index)
+            self.findings.files[path] = FileRecord(path, [verb], index, [index])
             return
         if verb not in record.verbs:
             record.verbs.append(verb)
         record.last_index = index
+        if record.indexes[-1] != index:
+            record.indexes.append(index)
 
     # -- messages ----------------------------------------------------------------------------
     def user(self, index: int, message: Message) -> None:
-        facts = user_facts(content_text(message))
+        # The turn's text without the harness's envelope, and what of it the user typed: rules,
+        # questions and the request come only from the latter (user_words.py).
+        text = unwrapped(content_text(message))
+        facts = user_facts(text, own_words(message))
         if facts.blank:
             return
-        if is_injected(message):
+        if not is_user_request(message):
             # Hook output, reminders, command wrappers: not the user's goal, rules or asks
             # (messages.INJECTED_KEY). What they name may still matter: paths and identifiers.
             for path in facts.paths:
@@ -88,11 +96,12 @@ class _Scanner:
             if message.get(INJECTED_KEY) in _FAILURE_CARRIERS:
                 # A tool's output or a hook's verdict sent as a user turn: its error lines are
                 # the failure itself (SWE-agent observations, a failing pre-commit hook).
-                self.findings.blocked.extend((index, line) for line in facts.blocked)
+                self.findings.blocked.extend((index, line, ()) for line in facts.blocked)
             return
         findings = self.findings
         if findings.first_user is None:
-            findings.first_user = facts.text
+            findings.first_user = text
+            findings.first_user_index = index
         self._close_questions()
         findings.constraints.extend((index, sentence) for sentence in facts.constraints)
         if not facts.observation:
@@ -100,7 +109,7 @@ class _Scanner:
             self.unanswered_request = None if facts.questions else (index, facts.request)
             for path in facts.paths:
                 self.touch(path, "mentioned", index)
-        findings.blocked.extend((index, line) for line in facts.blocked)
+        findings.blocked.extend((index, line, ()) for line in facts.blocked)
         self._identifiers(index, facts.identifiers, prose=not facts.observation)
 
     def notice(self, index: int, text: str) -> None:
@@ -108,10 +117,10 @@ class _Scanner:
         facts = notice_facts(text)
         for path in facts.edited:
             self.touch(path, "edited", index)
-            self.state.modified(path)
+            self.state.modified(path, index)
         for line, commit in facts.commits:
             self.findings.actions.append(Action(index, line, False, False, None, kind="notice"))
-            self.state.commit = commit
+            self.state.commit = (commit, (index,))
         for path in facts.paths:
             self.touch(path, "mentioned", index)
         self._identifiers(index, facts.identifiers, prose=True)
@@ -123,6 +132,7 @@ class _Scanner:
             # The answer is the first reply that is not just an announcement ("Let me check").
             if self.last_answer is None or (facts.is_answer and not self.answered):
                 self.last_answer = text
+                self.last_answer_index = index
                 self.answered = facts.is_answer
             self.unanswered_request = None
             findings = self.findings
@@ -130,7 +140,7 @@ class _Scanner:
             findings.decisions.extend((index, sentence) for sentence in facts.decisions)
             if facts.last_intent is not None:
                 self.last_intent = (index, facts.last_intent)
-            findings.remaining.extend(facts.remaining)
+            findings.remaining.extend((index, line) for line in facts.remaining)
             for path in facts.paths:
                 self.touch(path, "mentioned", index)
             self._identifiers(index, facts.identifiers, prose=True)
@@ -152,19 +162,19 @@ class _Scanner:
         if facts.todo is not None:
             self.todo_line = facts.todo[0]
             # The latest list supersedes earlier ones: it is the agent's current plan.
-            findings.remaining = list(facts.todo[1])
+            findings.remaining = [(index, step) for step in facts.todo[1]]
             findings.todo_list_seen = True
         for path, verb in facts.touches:
             self.touch(path, verb, index)
         for path in facts.modified:
-            self.state.modified(path)
+            self.state.modified(path, index)
         self._identifiers(index, facts.identifiers, prose=True)
         if result is None:
             action = Action(
                 index, facts.line, False, True, None, command=facts.command, kind=facts.kind
             )
             findings.actions.append(action)
-            findings.in_progress.append(f"Waiting for {facts.line}")
+            findings.in_progress.append((index, f"Waiting for {facts.line}"))
             return
         line = (self.todo_line or facts.line) if facts.todo_tool else facts.line
         key = facts.key
@@ -179,6 +189,7 @@ class _Scanner:
             targets=facts.targets,
             subject=facts.touches[0][0] if facts.touches else None,
             exit_code=facts.exit_code,
+            result_index=result[0],
         )
         position = len(findings.actions)
         if facts.failed:
@@ -189,7 +200,7 @@ class _Scanner:
             self._resolve(key, facts.targets, action, position)
         findings.actions.append(action)
         if facts.effect is not None:
-            self.state.apply(facts.effect)
+            self.state.apply(facts.effect, action.sources)
         if result[0] in self.identifier_outputs:
             self._identifiers(result[0], output_identifiers(result[1]), prose=False)
 
@@ -220,14 +231,14 @@ class _Scanner:
         for index, question in self.open_questions:
             if self.last_answer is not None:
                 answer = tx.first_sentences(self.last_answer, 1, 240)
-                self.findings.resolved.append((index, question, answer))
+                self.findings.resolved.append((index, question, answer, self.last_answer_index))
             else:
                 self.findings.pending.append((index, question))
         self.open_questions = []
         self.last_answer = None
         self.answered = False
 
-    def finish(self) -> Findings:
+    def finish(self, recorded: RecordedDirectory | None = None) -> Findings:
         findings = self.findings
         self._close_questions()
         if self.unanswered_request is not None:
@@ -242,15 +253,14 @@ class _Scanner:
                 else action.line.split(" — ", 1)[0]
             )
             status = f" (exit {action.exit_code})" if action.exit_code else ""
-            findings.blocked.append(
-                (action.index, f"{subject} failed{status}, not fixed since: {quoted}")
-            )
+            line = f"{subject} failed{status}, not fixed since: {quoted}"
+            findings.blocked.append((action.index, line, action.sources))
         if self.last_intent is not None and not findings.in_progress:
             intent_index, sentence = self.last_intent
             later_results = any(a.index >= intent_index and not a.pending for a in findings.actions)
             if not later_results:
-                findings.in_progress.append(sentence)
-        findings.state = self.state.render(findings.files)
+                findings.in_progress.append((intent_index, sentence))
+        findings.state = self.state.render(findings.files, recorded)
         return findings
 
 
@@ -285,6 +295,7 @@ def scan(
     turns: Sequence[Message],
     pruned: Sequence[Message] | None = None,
     tail_outputs: Sequence[str] = (),
+    recorded: RecordedDirectory | None = None,
 ) -> Findings:
     """Collect the findings of `turns` (never modified) in one pass.
 
@@ -326,4 +337,4 @@ def scan(
             scanner.assistant(index, message, results)
         elif role in ("system", "developer"):
             scanner.notice(index, content_text(message))
-    return scanner.finish()
+    return scanner.finish(recorded)

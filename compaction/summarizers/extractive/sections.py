@@ -15,7 +15,8 @@ from compaction.summarizers.extractive.items import Item, Sections, empty_sectio
 from compaction.summarizers.extractive.shell_files import changes
 from compaction.summarizers.extractive.state import is_test_command
 from compaction.summarizers.extractive.text import constraints, first_sentences
-from compaction.text_patterns import cut, user_text
+from compaction.summary.items import limited
+from compaction.text_patterns import cut
 
 _VERB_PRIORITY = {
     "deleted": 46.0,
@@ -44,47 +45,84 @@ _CONFIG_VALUE = re.compile(
 _ERROR_CODE = re.compile(r"\b(?:[A-Z]{1,3}\d{3,5}|HTTP \d{3}|errno \d{1,4})\b")
 
 
-def build_sections(findings: Findings, total: int, first_number: int, goal: str | None) -> Sections:
-    """Items for every section but Active Task; actions numbered from `first_number`."""
+#: The source index of the opening request when it lies before the summarised turns (the head):
+#: the summariser turns it into the request's own index in the conversation.
+OPENING = -1
+
+
+def build_sections(
+    findings: Findings,
+    total: int,
+    first_number: int,
+    goal: str | None,
+    goal_words: str | None = None,
+) -> Sections:
+    """Items for every section but Active Task; actions numbered from `first_number`.
+
+    `goal` is the opening request as quoted (the harness's envelope removed) and `goal_words`
+    what of it the user typed, which alone may give rules. Without them the first request of
+    the turns is the goal."""
     sections = empty_sections()
+    goal_source = OPENING
+    if not goal and findings.first_user is not None:
+        goal, goal_source = findings.first_user, findings.first_user_index or 0
     if goal:
-        sections["Goal"].append(Item(first_sentences(goal), 100.0, 0.0))
-    _constraints(sections, findings, total, goal)
+        sections["Goal"].append(Item(first_sentences(goal), 100.0, 0.0, sources=(goal_source,)))
+    _constraints(sections, findings, total, goal_words if goal_source == OPENING else None)
     _actions(sections, findings, total, first_number)
-    for position, (key, value) in enumerate(findings.state.items()):
-        sections["Active State"].append(Item(f"{key}: {value}", 80.0 - position, position))
-    for position, text in enumerate(findings.in_progress[-3:]):
-        sections["In Progress"].append(Item(cut(text, 300), 70.0 + position, position))
-    for index, text in findings.blocked:
-        sections["Blocked"].append(Item(text, 60.0 + 10 * recency(index, total), index))
+    for position, (key, line) in enumerate(findings.state.items()):
+        sections["Active State"].append(
+            Item(
+                f"{key}: {line.value}",
+                80.0 - position,
+                position,
+                sources=line.sources,
+                origin=line.origin,
+            )
+        )
+    for position, (index, text) in enumerate(findings.in_progress[-3:]):
+        sections["In Progress"].append(
+            Item(cut(text, 300), 70.0 + position, position, sources=(index,))
+        )
+    for index, text, more in findings.blocked:
+        sections["Blocked"].append(
+            Item(text, 60.0 + 10 * recency(index, total), index, sources=(index, *more))
+        )
     _unique(sections["Key Decisions"], findings.decisions, 35.0, total)
-    for index, question, answer in findings.resolved:
+    for index, question, answer, answered_at in findings.resolved:
         text = f"{question} — {answer}"
-        sections["Resolved Questions"].append(Item(text, 30.0 + 10 * recency(index, total), index))
+        sections["Resolved Questions"].append(
+            Item(text, 30.0 + 10 * recency(index, total), index, sources=(index, answered_at))
+        )
     _unique(sections["Pending User Asks"], findings.pending, 55.0, total)
     _files(sections, findings, total)
     seen: set[str] = set()
-    for position, text in enumerate(findings.remaining):
+    for position, (index, text) in enumerate(findings.remaining):
         if text not in seen:
             seen.add(text)
-            sections["Remaining Work"].append(Item(text, 50.0 - position * 0.01, position))
+            sections["Remaining Work"].append(
+                Item(text, 50.0 - position * 0.01, position, sources=(index,))
+            )
     _critical(sections, findings, total)
     return sections
 
 
 def _unique(target: list[Item], entries: list[tuple[int, str]], base: float, total: int) -> None:
-    seen: set[str] = set()
+    seen: dict[str, Item] = {}
     for index, text in entries:
         key = text.lower()
-        if key not in seen:
-            seen.add(key)
-            target.append(Item(text, base + 10 * recency(index, total), index))
+        known = seen.get(key)
+        if known is None:
+            seen[key] = Item(text, base + 10 * recency(index, total), index, sources=(index,))
+            target.append(seen[key])
+        elif index not in known.sources:
+            known.sources = (*known.sources, index)  # said again: every place it was said
 
 
-def _constraints(sections: Sections, findings: Findings, total: int, goal: str | None) -> None:
+def _constraints(sections: Sections, findings: Findings, total: int, opening: str | None) -> None:
     # The opening request usually sets the ground rules; it may sit in the head, not the turns.
-    opening = [(-1, s) for s in constraints(user_text({"content": goal}))] if goal else []
-    _unique(sections["Constraints & Preferences"], opening + findings.constraints, 50.0, total)
+    rules = [(OPENING, s) for s in constraints(opening)] if opening else []
+    _unique(sections["Constraints & Preferences"], rules + findings.constraints, 50.0, total)
 
 
 def _actions(sections: Sections, findings: Findings, total: int, first_number: int) -> None:
@@ -106,7 +144,10 @@ def _actions(sections: Sections, findings: Findings, total: int, first_number: i
         if action.fixes is not None:
             base = 32.0  # what was broken and now works: the next window must not redo it
         priority = base + 10 * recency(action.index, total)
-        items.append(Item(text, priority, float(number), number=number))
+        sources = action.sources
+        if action.fixes is not None:  # the line quotes the failure it fixed
+            sources = (*sources, *actions[action.fixes].sources)
+        items.append(Item(text, priority, float(number), number=number, sources=sources))
     sections["Completed Actions"].extend(_grouped(actions, items, first_number))
 
 
@@ -159,7 +200,10 @@ def _grouped(actions: list[Action], items: list[Item], first_number: int) -> lis
         priority = max(items[p].priority for p in positions) + 1.0
         for p in positions[:-1]:
             replaced[p] = None
-        replaced[last] = Item(text, priority, items[last].order, number=items[last].number)
+        sources = limited(source for p in positions for source in items[p].sources)
+        replaced[last] = Item(
+            text, priority, items[last].order, number=items[last].number, sources=sources
+        )
     stretch: list[int] = []
 
     def close() -> None:
@@ -179,7 +223,11 @@ def _grouped(actions: list[Action], items: list[Item], first_number: int) -> lis
             for p in stretch[:-1]:
                 replaced[p] = None
             replaced[last] = Item(
-                text.strip(), priority, items[last].order, number=items[last].number
+                text.strip(),
+                priority,
+                items[last].order,
+                number=items[last].number,
+                sources=limited(source for p in stretch for source in items[p].sources),
             )
         stretch.clear()
 
@@ -224,6 +272,7 @@ def _files(sections: Sections, findings: Findings, total: int) -> None:
             by_suffix.setdefault("/".join(parts[start:]), record.path)
     merged: dict[str, list[str]] = {}
     last: dict[str, int] = {}
+    seen_in: dict[str, list[int]] = {}
     for record in records:
         target = record.path
         if not record.path.startswith(("/", "~")) and record.path in by_suffix:
@@ -232,10 +281,13 @@ def _files(sections: Sections, findings: Findings, total: int) -> None:
         verbs = merged.setdefault(target, [])
         verbs.extend(verb for verb in record.verbs if verb not in verbs)
         last[target] = max(last.get(target, 0), record.last_index)
+        seen_in.setdefault(target, []).extend(record.indexes)
     for order, (path, verbs) in enumerate(merged.items()):
         best = max(_verb_priority(verb) for verb in verbs)
         priority = best + 10 * recency(last[path], total)
-        sections["Relevant Files"].append(Item(f"{path} — {', '.join(verbs)}", priority, order))
+        sections["Relevant Files"].append(
+            Item(f"{path} — {', '.join(verbs)}", priority, order, sources=limited(seen_in[path]))
+        )
 
 
 _CSS_WORDS = frozenset(
@@ -268,7 +320,9 @@ def _critical(sections: Sections, findings: Findings, total: int) -> None:
                 latest.setdefault(value, (action.index, "Config values", True))
         for line in action.errors:
             for code in _ERROR_CODE.findall(line):
-                latest[code] = (action.index, "Error codes", True)
+                # The error line is the result's: cite the result, where the code is.
+                where = action.result_index if action.result_index is not None else action.index
+                latest[code] = (where, "Error codes", True)
     target = sections["Critical Context"]
     labels = findings.identifier_labels
     for order, (value, (index, kind, prose)) in enumerate(latest.items()):
@@ -279,4 +333,6 @@ def _critical(sections: Sections, findings: Findings, total: int) -> None:
         base = 30.0 if prose else 15.0
         # "b0be39e (task-id)", "3.4.1 (ash)": a bare list of hashes says nothing.
         text = f"{value} ({labels[value]})" if labels.get(value) else value
-        target.append(Item(text, base + 10 * recency(index, total), order, group=kind))
+        target.append(
+            Item(text, base + 10 * recency(index, total), order, group=kind, sources=(index,))
+        )

@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import NamedTuple, Protocol
 
+from compaction.summarizers.extractive.findings import StateLine
+from compaction.summary.recorded import RecordedDirectory
 from compaction.text_patterns import cut
 
 _CD = re.compile(r"^\s*cd\s+(['\"]?)([^\s;&|'\"]+)\1")
@@ -39,56 +41,83 @@ def is_test_command(command: str) -> bool:
 
 class _FileRecordLike(Protocol):
     verbs: list[str]
+    last_index: int
+
+
+#: A value and the message that showed it.
+Seen = tuple[str, tuple[int, ...]]
 
 
 class StateTracker:
-    """The latest working directory, branch, commit, test run and files changed."""
+    """The latest working directory, branch, commit, test run and files changed, each with the
+    message that showed it."""
 
     def __init__(self) -> None:
-        self.cwd: str | None = None
-        self.branch: str | None = None
-        self.commit: str | None = None
-        self.last_test: SuiteRun | None = None
-        self.changed: dict[str, None] = {}  # insertion-ordered set
+        self.cwd: Seen | None = None
+        self.branch: Seen | None = None
+        self.commit: Seen | None = None
+        self.last_test: tuple[SuiteRun, tuple[int, ...]] | None = None
+        self.changed: dict[str, int] = {}  # path -> message; insertion order, most recent last
 
-    def modified(self, path: str) -> None:
+    def modified(self, path: str, index: int) -> None:
         self.changed.pop(path, None)
-        self.changed[path] = None  # most recent last
+        self.changed[path] = index
 
-    def apply(self, effect: CommandEffect) -> None:
+    def apply(self, effect: CommandEffect, sources: tuple[int, ...]) -> None:
         """Take in what one command showed (computed once per distinct command and output)."""
         if effect.cwd is not None:
-            self.cwd = effect.cwd
+            self.cwd = (effect.cwd, sources)
         if effect.branch is not None:
-            self.branch = effect.branch
+            self.branch = (effect.branch, sources)
         if effect.commit is not None:
-            self.commit = effect.commit
+            self.commit = (effect.commit, sources)
         if effect.last_test is not None:
-            self.last_test = effect.last_test
+            self.last_test = (effect.last_test, sources)
 
-    def render(self, files: Mapping[str, _FileRecordLike]) -> dict[str, str]:
-        """The Active State lines as key -> value (only what the turns showed)."""
-        state: dict[str, str] = {}
-        cwd = self.cwd or _common_directory(
-            [
+    def render(
+        self, files: Mapping[str, _FileRecordLike], recorded: RecordedDirectory | None = None
+    ) -> dict[str, StateLine]:
+        """The Active State lines as key -> line (only what the turns or the record showed).
+
+        The working directory the session file recorded wins over what the commands suggest:
+        a `cd /tmp` inside one shell command says where that command ran, not where the
+        session works. Without a record, a `cd` is shown as the evidence it is, and a
+        directory common to the files written as the inference it is."""
+        state: dict[str, StateLine] = {}
+        if recorded is not None:
+            state["Working directory"] = StateLine(
+                recorded.path, (), f"recorded: {recorded.origin}"
+            )
+        elif self.cwd is not None:
+            path, sources = self.cwd
+            state["Working directory"] = StateLine(
+                f"{path} (from `cd {path}` in a command)", sources
+            )
+        else:
+            written = [
                 path
                 for path in files
                 if path.startswith("/") and "mentioned" not in files[path].verbs
             ]
-        )
-        if cwd:
-            state["Working directory"] = cwd if self.cwd else f"{cwd} (inferred from paths)"
+            common = _common_directory(written)
+            if common:
+                sources = tuple(files[path].last_index for path in written[-3:])
+                state["Working directory"] = StateLine(
+                    f"{common} (inferred from the paths of the files worked on)", sources
+                )
         if self.branch:
-            state["Branch"] = self.branch
+            state["Branch"] = StateLine(*self.branch)
         if self.commit:
-            state["Last commit"] = self.commit
+            state["Last commit"] = StateLine(*self.commit)
         if self.changed:
             recent = list(self.changed)[-12:]
             more = len(self.changed) - len(recent)
             shown = ", ".join(recent) + (f" (+{more} more)" if more > 0 else "")
-            state["Files modified/created"] = shown
+            sources = tuple(self.changed[path] for path in recent)
+            state["Files modified/created"] = StateLine(shown, sources)
         if self.last_test:
-            state["Last test"] = self.last_test.line()
+            run, sources = self.last_test
+            state["Last test"] = StateLine(run.line(), sources)
         return state
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import re
 
-from compaction.text_patterns import collapse, constraint_sentences
+from compaction.text_patterns import collapse, constraint_sentences, is_question_sentence
+from compaction.user_words import prose_sentences
 
 SENTENCE_MAX_CHARS = 240
 #: A user's rule is kept whole up to this length: cut short, "never modify the migrations … and
 #: a deploy" loses the part that says why.
 CONSTRAINT_MAX_CHARS = 400
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _CODE_FENCE = re.compile(r"```.*?(?:```|$)", re.S)
 
 _DECISION = re.compile(
@@ -73,31 +73,35 @@ _TRAILING = ".,:;!?)'\"`"
 
 
 def sentences(text: str) -> list[str]:
-    """Sentences of prose (code fences dropped), whitespace collapsed, each cut to 240 chars."""
+    """Sentences of prose (code fences dropped; a hard-wrapped paragraph read as one run, so no
+    sentence is cut at a line break), whitespace collapsed, each cut to 240 chars."""
     if "```" in text:
-        text = _CODE_FENCE.sub(" ", text)
+        text = _CODE_FENCE.sub("\n\n", text)
     found = []
-    for piece in _SENTENCE_SPLIT.split(text):
-        sentence = collapse(piece).lstrip("-*#> ").strip()
+    for piece in prose_sentences(text):
+        sentence = piece.lstrip("-*#> ").strip()
         if len(sentence) >= 8:
             found.append(cut_text(sentence, SENTENCE_MAX_CHARS))
     return found
 
 
 def constraints(text: str) -> tuple[str, ...]:
-    """The user's rules in `text`, whole (within CONSTRAINT_MAX_CHARS, else cut with "...").
+    """The user's rules in `text` (the words they typed: user_words.own_words), whole (within
+    CONSTRAINT_MAX_CHARS, else cut with "...").
 
     Whole sentences still contain the probe's 160-char prefix of each, so recall is unchanged.
     Beyond the shared rule words, a user's "should", "avoid", "instead" and "without" state
-    what they want too ("the details should be in my profile", "cancel it instead")."""
+    what they want too ("the details should be in my profile", "cancel it instead"). A
+    question is not a rule ("should i enable rls already?")."""
     found = constraint_sentences(text, None)
     if _SOFT_RULE.search(text):
         known = set(found)
-        for piece in _SENTENCE_SPLIT.split(text):
-            sentence = collapse(piece).lstrip("-*•> ").strip()
+        for piece in prose_sentences(text):
+            sentence = piece.lstrip("-*•> ").strip()
             if len(sentence) >= 12 and sentence not in known and _SOFT_RULE.search(sentence):
                 found.append(sentence)
-    return tuple(cut_text(s, CONSTRAINT_MAX_CHARS) for s in found)
+    kept = [s for s in found if not is_question_sentence(s)]
+    return tuple(cut_text(s, CONSTRAINT_MAX_CHARS) for s in kept)
 
 
 _SOFT_RULE = re.compile(r"\b(?:should(?:n't| not)?|avoid|instead|without|no need to)\b", re.I)

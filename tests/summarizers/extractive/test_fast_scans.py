@@ -157,13 +157,15 @@ def test_hex_runs_are_the_matches_of_the_hex_pattern() -> None:
 
 def test_the_last_test_line_is_read_from_the_latest_run_only() -> None:
     tracker = StateTracker()
-    for output, code in (("3 passed in 0.2s\n", 0), ("== 1 failed, 2 passed ==\n", 1)):
+    runs = (("3 passed in 0.2s\n", 0), ("== 1 failed, 2 passed ==\n", 1))
+    for index, (output, code) in enumerate(runs):
         effect = command_effect("cd /repo && pytest -x", output, code, code != 0)
         assert effect.last_test is not None
-        tracker.apply(effect)
-    tracker.apply(command_effect("ls", "README.md\n", 0, False))  # not a test run: no change
+        tracker.apply(effect, (2 * index, 2 * index + 1))
+    tracker.apply(command_effect("ls", "README.md\n", 0, False), (4, 5))  # not a test run
     last = tracker.render({})["Last test"]
-    assert last == "`cd /repo && pytest -x` -> exit 1, 1 failed, 2 passed"
+    assert last.value == "`cd /repo && pytest -x` -> exit 1, 1 failed, 2 passed"
+    assert last.sources == (2, 3)  # the call and the result of the run it reports
 
 
 def test_a_text_without_digits_gives_what_the_full_scan_gives() -> None:

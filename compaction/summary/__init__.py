@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
+
+from compaction.summary.items import SummaryItem, split_citations
 
 SECTION_NAMES: tuple[str, ...] = (
     "Active Task",
@@ -88,11 +91,18 @@ _HEADING = re.compile(
 
 @dataclass
 class Summary:
-    """A summary split into the 13 sections (always all 13, in order)."""
+    """A summary split into the 13 sections (always all 13, in order).
+
+    `items` holds each section's lines with their provenance (summary/items.py): the messages
+    each was taken from, and what a check of it found. A summary parsed from text that carried
+    no provenance (an old report, a hand-written summary) has none: `section_items` then gives
+    its lines with no sources, which a reader sees as "no source".
+    """
 
     sections: dict[str, str] = field(default_factory=dict)
     #: How many of the 13 headings the parsed text actually had (0 means it was not a summary).
     found_headings: int = 13
+    items: dict[str, list[SummaryItem]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         ordered: dict[str, str] = {}
@@ -100,6 +110,31 @@ class Summary:
             body = (self.sections.get(name) or "").strip()
             ordered[name] = body or EMPTY_SECTION
         self.sections = ordered
+        self.items = {name: list(items) for name, items in self.items.items() if items}
+
+    def section_items(self, name: str) -> list[SummaryItem]:
+        """The section's items: with provenance when the summary has it, else its lines."""
+        if name in self.items:
+            return self.items[name]
+        if self.is_empty(name):
+            return []
+        return [SummaryItem(text) for text in section_item_texts(name, self.sections[name])]
+
+    @property
+    def has_provenance(self) -> bool:
+        return bool(self.items)
+
+    def flagged(self) -> list[tuple[str, SummaryItem]]:
+        """(section, item) for every item a check flagged, in section order."""
+        return [
+            (name, item)
+            for name in SECTION_NAMES
+            for item in self.items.get(name, [])
+            if item.flags
+        ]
+
+    def items_to_dict(self) -> dict[str, list[dict[str, Any]]]:
+        return {name: [item.to_dict() for item in items] for name, items in self.items.items()}
 
     @property
     def text(self) -> str:
@@ -110,6 +145,30 @@ class Summary:
 
     def to_dict(self) -> dict[str, str]:
         return dict(self.sections)
+
+
+def section_item_texts(name: str, body: str) -> list[str]:
+    """The items of a section body: the whole body for Active Task (one request, verbatim),
+    else each non-empty line as written (its bullet or number kept)."""
+    if name == "Active Task":
+        stripped = body.strip()
+        return [stripped] if stripped and stripped != EMPTY_SECTION else []
+    return [
+        line.strip() for line in body.splitlines() if line.strip() and line.strip() != EMPTY_SECTION
+    ]
+
+
+def items_from_dict(data: Any) -> dict[str, list[SummaryItem]]:
+    """`Summary.items` from its report form (`items_to_dict`); {} for anything else."""
+    if not isinstance(data, dict):
+        return {}
+    items: dict[str, list[SummaryItem]] = {}
+    for name in SECTION_NAMES:
+        entries = data.get(name)
+        if isinstance(entries, list):
+            parsed = [SummaryItem.from_dict(entry) for entry in entries]
+            items[name] = [item for item in parsed if item is not None]
+    return items
 
 
 def render_summary(summary: Summary | dict[str, str]) -> str:
@@ -163,6 +222,35 @@ def parse_summary(text: str) -> Summary:
         else:
             sections["Critical Context"] = f"{critical}\n{extra}"
     return Summary(sections=sections, found_headings=len(bodies))
+
+
+def parse_cited_summary(text: str) -> tuple[Summary, int]:
+    """A model's summary whose items end in `[#N]` citations: the sections without them, each
+    item with the messages it cited, and how many citation-like marks could not be read (each
+    such item is flagged). Returns (summary, items that cited nothing)."""
+    parsed = parse_summary(text)
+    sections: dict[str, str] = {}
+    items: dict[str, list[SummaryItem]] = {}
+    uncited = 0
+    for name in SECTION_NAMES:
+        if parsed.is_empty(name):
+            continue
+        kept_lines: list[str] = []
+        section: list[SummaryItem] = []
+        texts = section_item_texts(name, parsed.sections[name])
+        for line in texts:
+            cited = split_citations(line)
+            flags = tuple(f"unreadable citation {mark}" for mark in cited.unreadable)
+            if not cited.sources:
+                uncited += 1
+                flags += ("no source cited",)
+            if cited.text.strip():
+                kept_lines.append(cited.text)
+                section.append(SummaryItem(cited.text.strip(), cited.sources, None, flags))
+        sections[name] = "\n".join(kept_lines)
+        items[name] = section
+    summary = Summary(sections=sections, found_headings=parsed.found_headings, items=items)
+    return summary, uncited
 
 
 # -- recognising an earlier compaction in a message --------------------------------------------
