@@ -16,8 +16,9 @@ from compaction.formats.common import (
     tool_message,
 )
 from compaction.formats.conversation import ImportReport, RecordedCompaction
-from compaction.messages import INJECTED_KEY, Message
+from compaction.messages import INJECTED_KEY, SLASH_COMMAND, Message
 from compaction.text_patterns import injected_kind
+from compaction.user_words import slash_command
 
 NAME = "claude-code"
 
@@ -52,14 +53,21 @@ class MessageBuilder:
         self.compactions: list[RecordedCompaction] = []
         self.pending_boundary: tuple[int, dict[str, Any]] | None = None
         self.redacted: list[int] = []
+        # The slash command the user just invoked (its index), until its expansion arrives.
+        self.command_at: int | None = None
 
     def add(self, line: int, record: dict[str, Any]) -> None:
+        command_at = self.command_at
+        self.command_at = None  # an expansion follows its command directly, or not at all
         kind = record.get("type")
         if kind == "assistant" and isinstance(record.get("message"), dict):
             self._assistant(record["message"], line)
         elif kind == "user" and isinstance(record.get("message"), dict):
             if record.get("isCompactSummary"):
                 self._compact_summary(line, record)
+            elif record.get("isMeta") and command_at is not None:
+                content = blocks_to_content(record["message"].get("content"))
+                self._expansion(line, command_at, content)
             elif record.get("isMeta"):
                 self._injected(line, blocks_to_content(record["message"].get("content")))
             else:
@@ -100,6 +108,17 @@ class MessageBuilder:
         # On its own, the message is the harness's, whatever its text looks like (isMeta).
         kind = injected_kind(text) if text is not None else None
         self.messages.append(mark_injected({"role": "user", "content": content}, kind or "hook"))
+
+    def _expansion(self, line: int, command_at: int, content: Any) -> None:
+        """A prompt command's text, sent right after the `<command-name>` record the user's
+        `/command` wrote: with it, one user turn and the user's request (a local command such
+        as /model has none and stays harness text, answered by <local-command-stdout>)."""
+        command = self.messages[command_at]
+        if not isinstance(content, str) or command_at != len(self.messages) - 1:
+            self._injected(line, content)
+            return
+        command["content"] = join_text([str(command.get("content") or ""), content])
+        mark_injected(command, SLASH_COMMAND)
 
     def _compact_summary(self, line: int, record: dict[str, Any]) -> None:
         content = blocks_to_content(record["message"].get("content"))
@@ -196,6 +215,8 @@ class MessageBuilder:
         content = message.get("content")
         if not isinstance(content, list):
             self.messages.append({"role": "user", "content": blocks_to_content(content)})
+            if isinstance(content, str) and slash_command(content) is not None:
+                self.command_at = len(self.messages) - 1
             return
         others: list[Any] = []
         for block in content:

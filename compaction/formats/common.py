@@ -12,8 +12,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from compaction.formats.conversation import ImportReport
-from compaction.messages import INJECTED_KEY, Message, content_text
+from compaction.messages import INJECTED_KEY, SLASH_COMMAND, Message, content_text
 from compaction.text_patterns import injected_kind, user_text
+from compaction.user_words import slash_command, unwrapped
 
 
 def make_call(call_id: str, name: str, arguments: Any) -> dict[str, Any]:
@@ -160,13 +161,25 @@ def mark_injected_messages(messages: list[Message]) -> int:
     for message in messages:
         if message.get("role") != "user" or message.get(INJECTED_KEY):
             continue
-        kind = injected_kind(content_text(message))
+        text = content_text(message)
+        kind = injected_kind(text)
         if kind == "system-reminder" and _words_after_reminders(message):
             continue  # reminders put before the user's words: every reader strips them
+        if kind == "command" and _expanded_command(text):
+            kind = SLASH_COMMAND
         if kind is not None:
             mark_injected(message, kind)
             marked += 1
     return marked
+
+
+def _expanded_command(text: str) -> bool:
+    """A `<command-name>` wrapper followed, in the same turn, by the command's text: a slash
+    command the user invoked (a local command's turn is the wrapper alone)."""
+    command = slash_command(text)
+    if command is None:
+        return False
+    return unwrapped(text).removeprefix(command).strip() != ""
 
 
 def _words_after_reminders(message: Message) -> bool:

@@ -348,6 +348,7 @@ def _attach_provenance(
     """Each section's items with their sources, from the summariser that wrote the summary
     (`last_items`) or else from the citations in its text; then the check."""
     items = getattr(summarizer, "last_items", None) if summarizer is not None else None
+    verbatim = isinstance(items, dict)  # a summariser that knows its sources quotes them
     if isinstance(items, dict) and items:
         for name in SECTION_NAMES:
             section = items.get(name) or []
@@ -364,7 +365,7 @@ def _attach_provenance(
         summary.items["Active Task"] = [SummaryItem(task[0].text, (request.latest_user_index,))]
     if scope.previous_summary:
         _mark_carried(summary, scope.previous_summary)
-    check_summary(summary, raw_messages, scope)
+    check_summary(summary, raw_messages, scope, verbatim)
 
 
 def _mark_carried(summary: Summary, previous: str) -> None:

@@ -41,6 +41,14 @@ from compaction.user_words import own_words, request_text
 #: Sections whose items must be the user's own words: checked against what the user typed
 #: (user_words.own_words), not against everything their turn carried.
 _OWN_WORDS = ("Constraints & Preferences", "Pending User Asks")
+#: A harness's transport tag: never part of what a summary quotes (user_words.py strips them).
+_TRANSPORT_TAG = re.compile(
+    r"</?(?:USER_REQUEST|ADDITIONAL_METADATA|USER_SETTINGS_CHANGE|EPHEMERAL_MESSAGE|"
+    r"system-reminder|command-name|command-message|command-args|local-command-stdout|"
+    r"local-command-caveat|environment_context|environment_details|user_instructions|"
+    r"task-notification|user_query)>"
+)
+_ITEM_MARK = re.compile(r"^(?:[-*•]|\d{1,6}[.)])\s+")
 
 _BACKTICKED = re.compile(r"`([^`\n]{3,400})`")
 _CUT_MARKS = ("...[truncated]", "...", "…")
@@ -168,10 +176,20 @@ def _claim_key(claim: str) -> str:
 
 
 def check_item(
-    section: str, item: SummaryItem, messages: Sequence[Message], scope: SummaryScope, texts: _Texts
+    section: str,
+    item: SummaryItem,
+    messages: Sequence[Message],
+    scope: SummaryScope,
+    texts: _Texts,
+    verbatim: bool = False,
 ) -> tuple[str, ...]:
-    """The flags of one item (empty when it holds)."""
+    """The flags of one item (empty when it holds). With `verbatim` (a summariser that quotes
+    rather than paraphrases: the extractive one), a rule or a pending ask must be the user's
+    own typed words, word for word."""
     flags = [flag for flag in item.flags if flag.startswith(("unreadable citation", "no source"))]
+    tag = _TRANSPORT_TAG.search(item.text)
+    if tag is not None:
+        flags.append(f"quotes the harness's tag {tag.group()}")
     carried = item.origin is not None and item.origin.startswith(CARRIED)
     if carried and not item.sources:
         previous = _normal(scope.previous_summary or "")
@@ -202,15 +220,21 @@ def check_item(
             pool = " ".join(texts.of(index) for index in cited)
         if carried:  # a grouped line that holds earlier values beside new ones
             pool += " " + _normal(scope.previous_summary or "")
+        where = ", ".join(f"#{index}" for index in cited[:3])
         for claim in claims(item.text):
             if _claim_key(claim) not in pool:
-                where = ", ".join(f"#{index}" for index in cited[:3])
                 flags.append(f"`{claim}` is not in {where}")
                 break  # one missing claim says the citation is wrong; more say nothing new
+        if verbatim and section in _OWN_WORDS and not carried:
+            quoted = _claim_key(_ITEM_MARK.sub("", item.text))[:CLAIM_PREFIX_CHARS]
+            if quoted and quoted not in pool:
+                flags.append(f"not the user's own words in {where}")
     return tuple(dict.fromkeys(flags))
 
 
-def check_summary(summary: Summary, messages: Sequence[Message], scope: SummaryScope) -> Summary:
+def check_summary(
+    summary: Summary, messages: Sequence[Message], scope: SummaryScope, verbatim: bool = False
+) -> Summary:
     """`summary` with every item's flags set by the check (the same object, items replaced)."""
     texts = _Texts(messages)
     for name in SECTION_NAMES:
@@ -218,6 +242,7 @@ def check_summary(summary: Summary, messages: Sequence[Message], scope: SummaryS
         if not items:
             continue
         summary.items[name] = [
-            item.with_flags(check_item(name, item, messages, scope, texts)) for item in items
+            item.with_flags(check_item(name, item, messages, scope, texts, verbatim))
+            for item in items
         ]
     return summary
