@@ -114,7 +114,11 @@ class MessageBuilder:
         `/command` wrote: with it, one user turn and the user's request (a local command such
         as /model has none and stays harness text, answered by <local-command-stdout>)."""
         command = self.messages[command_at]
-        if not isinstance(content, str) or command_at != len(self.messages) - 1:
+        if (
+            not isinstance(content, str)
+            or command_at != len(self.messages) - 1
+            or injected_kind(content) is not None  # a hook's feedback, a reminder: not its text
+        ):
             self._injected(line, content)
             return
         command["content"] = join_text([str(command.get("content") or ""), content])

@@ -103,8 +103,13 @@ def build_prompt(
     budget_tokens: int,
     previous_summary: str | None = None,
     focus: str | None = None,
+    latest_request: tuple[int, str] | None = None,
 ) -> str:
-    """The first-time or iterative prompt of ALGORITHM.md Phase 3, with the focus block."""
+    """The first-time or iterative prompt of ALGORITHM.md Phase 3, with the focus block.
+
+    `latest_request` is (index, text) of the user's latest request when it is not among the
+    turns (it usually sits in the tail, kept verbatim): a model cannot copy into Active Task a
+    request it was never shown."""
     rules = (
         f"Write the summary in at most {budget_tokens:,} tokens. Use exactly these 13 sections, "
         "in this order, each as a markdown heading (write `None.` under a section with nothing "
@@ -135,6 +140,12 @@ def build_prompt(
             "- Update Active State to reflect the current state.\n"
             "- Remove only information that is clearly obsolete.\n\n"
             f"{rules}"
+        )
+    if latest_request is not None:
+        index, text = latest_request
+        prompt += (
+            f"\n\nTHE USER'S LATEST REQUEST [#{index}] (copy it verbatim under ## Active Task; "
+            f"it stays in the conversation after the summary):\n{cut_content(text)}"
         )
     if focus:
         prompt += (
@@ -263,7 +274,15 @@ def summarize_phase(
         turns=middle,
         serialized=serialized,
         budget_tokens=budget,
-        prompt=build_prompt(serialized, budget, previous_summary, focus),
+        prompt=build_prompt(
+            serialized,
+            budget,
+            previous_summary,
+            focus,
+            (latest_index, latest_user)
+            if latest_index is not None and latest_user and latest_index not in middle_indices
+            else None,
+        ),
         previous_summary=previous_summary,
         focus=focus or None,
         latest_user_request=latest_user,

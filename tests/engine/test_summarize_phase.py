@@ -144,7 +144,9 @@ def test_phase_builds_the_request_and_fates() -> None:
     assert request.latest_user_request == "latest request"
     assert request.first_user_request == "first request"
     assert request.focus == "make"
-    assert request.prompt == build_prompt(request.serialized, 2_000, None, "make")
+    latest = (request.latest_user_index, "latest request")
+    assert request.prompt == build_prompt(request.serialized, 2_000, None, "make", latest)
+    assert "THE USER'S LATEST REQUEST" in request.prompt  # in the tail: the model is shown it
     assert not request.iterative
     assert taken_out == set()
     assert phase.fates == {3: FOLDED, 4: FOLDED, 5: FOLDED, 6: FOLDED}
