@@ -20,7 +20,8 @@ from typing import Any
 
 from compaction.messages import Message
 from compaction.messages import content_text as _content_text
-from compaction.tool_summaries import tool_kind
+from compaction.tool_calls import argument, patch_changes, read_call, tool_kind, written
+from compaction.tool_calls import command_text as command_text
 from compaction.user_words import prose_sentences
 
 ERROR_MAX_CHARS = 160  # as Phase 1's error evidence
@@ -244,11 +245,9 @@ _LIST_MARKER = re.compile(r"^(?:[-*•>]+|\d{1,3}[.)])\s+")
 _CONSTRAINT = re.compile(
     r"\b(?:must|never|always|don't|do not|prefer|instead of|make sure|only)\b", re.I
 )
-_APPLY_PATCH_FILE = re.compile(r"\*\*\* (?:Update|Add) File: (\S+)")
 _REDIRECT = re.compile(r"(?<![<>&\d])>>?\s*['\"]?([\w./~-]+)")
 _SED_IN_PLACE = re.compile(r"^\s*sed\s+-i\b.*\s['\"]?([\w./~-]+)['\"]?\s*$")
 _PATH_KEYS = ("path", "file_path", "filename", "target_file", "notebook_path")
-_COMMAND_KEYS = ("command", "cmd", "script", "input")
 
 
 def user_text(message: Message) -> str:
@@ -282,42 +281,32 @@ def readable_text(text: str) -> str:
     return text
 
 
-def command_text(arguments: dict[str, Any]) -> str:
-    for key in _COMMAND_KEYS:
-        value = arguments.get(key)
-        if isinstance(value, list) and all(isinstance(item, str) for item in value):
-            # Codex: ["bash", "-lc", "script"] — the script is what was run.
-            if len(value) >= 3 and value[1] in ("-lc", "-c"):
-                return str(value[-1])
-            return " ".join(value)
-        if isinstance(value, str) and value.strip():
-            return value
-    return ""
-
-
 def written_paths(name: str, arguments: dict[str, Any], raw: str) -> list[str]:
-    kind = tool_kind(name)
-    if kind == "editor":
+    """The files a call writes: its path argument, the files its patch adds or updates, or
+    what its commands redirect to or edit in place (each command a code-mode cell runs)."""
+    if tool_kind(name) == "editor":
         if arguments.get("command") not in ("create", "str_replace", "insert"):
             return []
-        kind = "write_file"
-    if kind in ("write_file", "patch"):
-        for key in _PATH_KEYS:
-            value = arguments.get(key)
-            if isinstance(value, str) and value.strip():
-                return [value.strip()]
-        patch = arguments.get("input") or arguments.get("patch") or raw
-        return _APPLY_PATCH_FILE.findall(patch if isinstance(patch, str) else raw)
-    if kind == "terminal":
-        command = command_text(arguments)
-        paths = _APPLY_PATCH_FILE.findall(command) if "apply_patch" in command else []
-        first_line = command.strip().split("\n", 1)[0]
-        # Only the first line: a heredoc body is file content, not shell syntax.
-        for target in _REDIRECT.findall(first_line):
-            paths.append(target)
-        sed = _SED_IN_PLACE.match(first_line)
-        if sed:
-            paths.append(sed.group(1))
+        path = argument(arguments, *_PATH_KEYS)
+        return [path.strip()] if isinstance(path, str) and path.strip() else []
+    reading = read_call(name, arguments)
+    if reading.kind in ("write_file", "patch"):
+        path = argument(reading.arguments, *_PATH_KEYS)
+        if isinstance(path, str) and path.strip():
+            return [path.strip()]
+        # A patch body that did not parse as arguments (plain text) is read from the raw call.
+        return written(reading.patch or patch_changes(raw))
+    if reading.kind == "terminal":
+        paths = written(reading.patch)  # a cell that patched, then ran a command
+        for command in reading.commands:
+            if "apply_patch" in command:
+                paths += written(patch_changes(command))
+            first_line = command.strip().split("\n", 1)[0]
+            # Only the first line: a heredoc body is file content, not shell syntax.
+            paths += _REDIRECT.findall(first_line)
+            sed = _SED_IN_PLACE.match(first_line)
+            if sed:
+                paths.append(sed.group(1))
         return [p for p in paths if _looks_like_path(p)]
     return []
 

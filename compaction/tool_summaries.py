@@ -1,9 +1,10 @@
-"""Phase 1's one-line summaries of tool outputs, and the table of tool-name aliases.
+"""Phase 1's one-line summaries of tool outputs.
 
 Agents name the same tools differently (Claude Code's `Bash`, Codex's `exec_command`, SWE-agent's
-`str_replace_editor`...). Every alias lives in `TOOL_ALIASES`, so adding an agent is one table edit.
-Summarising never raises: an odd argument shape falls back to the generic template, because a
-summary line that could crash would take the whole compaction down with it.
+`str_replace_editor`...) and shape their arguments differently: the table of aliases and the
+reading of each call (its family, its commands, its patch) are in compaction/tool_calls, and
+re-exported here. Summarising never raises: an odd argument shape falls back to the generic
+template, because a summary line that could crash would take the whole compaction down with it.
 """
 
 from __future__ import annotations
@@ -12,57 +13,13 @@ import re
 from typing import Any
 
 from compaction.summary import STATIC_MARKER_START
+from compaction.tool_calls import FILE_SEARCHES, PatchChange, argument, read_call
+from compaction.tool_calls import TOOL_ALIASES as TOOL_ALIASES
+from compaction.tool_calls import tool_kind as tool_kind
 from compaction.tool_output import may_be_wrapped, parse_tool_output
 
 DUPLICATE_MARKER = "[Duplicate tool output — same content as a more recent call]"
 STUB_RESULT = "[Result from earlier conversation — see context summary above]"
-
-#: Template kind -> tool names (case-sensitive as agents write them).
-TOOL_ALIASES: dict[str, tuple[str, ...]] = {
-    "terminal": (
-        "terminal",
-        "bash",
-        "Bash",
-        "execute_bash",
-        "exec_command",
-        "shell",
-        "local_shell",
-        "run_shell_command",
-        "run_command",
-        "execute_command",
-        "run_terminal_cmd",
-    ),
-    "read_file": ("read_file", "Read", "view_file", "read", "ReadFile", "read_many_files"),
-    "write_file": ("write_file", "Write", "create_file", "WriteFile"),
-    "search_files": (
-        "search_files",
-        "Grep",
-        "Glob",
-        "grep",
-        "search",
-        "find_files",
-        "search_file_content",
-        "glob",
-        "file_search",
-        "codebase_search",
-    ),
-    "patch": (
-        "patch",
-        "Edit",
-        "MultiEdit",
-        "apply_patch",
-        "edit_file",
-        "replace",
-        "edit",
-        "NotebookEdit",
-    ),
-    "browser_navigate": ("browser_navigate", "WebFetch", "web_fetch", "fetch", "navigate"),
-    "delegate_task": ("delegate_task", "Task", "Agent", "dispatch_agent"),
-    # SWE-agent / OpenHands editor: decided per call by its `command` argument.
-    "editor": ("str_replace_editor", "str_replace_based_edit_tool"),
-}
-
-_KIND_BY_NAME = {name: kind for kind, names in TOOL_ALIASES.items() for name in names}
 
 _SUMMARY_LINE = re.compile(r"^\[[^\]\n]{1,80}\] [^\n]*$")
 _EXIT_JSON = re.compile(r'"exit_code"\s*:\s*(-?\d+)')
@@ -77,12 +34,10 @@ _EXCEPTION_LINE = re.compile(
 # (a grep that found nothing, a missing file) the pattern's attempt at every line start.
 _EXCEPTION_WORDS = ("Error", "Exception", "Exit", "Interrupt", "Failure")
 _TOTAL_COUNT = re.compile(r'"total_count"\s*:\s*(\d+)')
-_APPLY_PATCH_FILE = re.compile(r"\*\*\* (?:Update|Add|Delete) File: (\S+)")
-
-
-def tool_kind(tool_name: str) -> str | None:
-    """The template family of a tool name, or None for tools without a template."""
-    return _KIND_BY_NAME.get(tool_name)
+#: A patch line names at most this many files, each cut to this many chars; the rest are
+#: counted, so the line stays one short line (is_already_pruned knows it again).
+PATCH_FILES_SHOWN = 3
+PATCH_PATH_MAX_CHARS = 120
 
 
 def is_already_pruned(content: str) -> bool:
@@ -95,14 +50,6 @@ def is_already_pruned(content: str) -> bool:
 def _cut(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit].rstrip() + "..."
-
-
-def _first(arguments: dict[str, Any], *keys: str, default: Any = None) -> Any:
-    for key in keys:
-        value = arguments.get(key)
-        if value not in (None, ""):
-            return value
-    return default
 
 
 def _as_text(value: Any) -> str:
@@ -224,72 +171,78 @@ def unwrap_output(output: str) -> tuple[str, int | None, str | None]:
 
 
 def _summarize(tool_name: str, arguments: dict[str, Any], output: str) -> str:
-    kind = tool_kind(tool_name)
+    reading = read_call(tool_name, arguments)
+    kind, arguments = reading.kind, reading.arguments
+    # A code-mode cell that calls several tools: the line names one and counts the others.
+    more = f" (+{reading.more:,} more)" if reading.more else ""
     size = len(output)
     text, wrapped_code, _ = unwrap_output(output)
     if text is not output:
         # Judge the wrapped text (the decoder appends a reported error or stderr to it: that is
         # evidence in its own right).
         output = text
-    if kind == "editor":
-        command = str(arguments.get("command", ""))
-        if command == "view":
-            kind = "read_file"
-        elif command == "create":
-            kind = "write_file"
-            arguments = {**arguments, "content": arguments.get("file_text", "")}
-        else:
-            kind = "patch"
-            arguments = {**arguments, "mode": command or "replace"}
     if kind == "terminal":
-        command = _first(arguments, "command", "cmd", "script", "input", default="")
+        command = reading.commands[0] if reading.commands else ""
         code = wrapped_code if wrapped_code is not None else exit_code(output)
         shown = "?" if code is None else str(code)
         line = (
-            f"[{tool_name}] ran `{_cut(_as_text(command), 80)}` -> exit {shown}, "
+            f"[{tool_name}] ran `{_cut(command, 80)}`{more} -> exit {shown}, "
             f"{line_count(output):,} lines output"
         )
         return _with_evidence(line, output, code)
     if kind == "read_file":
-        path = _first(arguments, "path", "file_path", "filename", "absolute_path", default="?")
-        offset = _first(arguments, "offset", "start_line", "line", default=1)
-        line = f"[{tool_name}] read {_as_text(path)} from line {offset} ({size:,} chars)"
+        path = argument(arguments, "path", "file_path", "filename", "absolute_path", default="?")
+        offset = argument(arguments, "offset", "start_line", "line", default=1)
+        line = f"[{tool_name}] read {_as_text(path)} from line {offset}{more} ({size:,} chars)"
         return line
     if kind == "write_file":
-        path = _first(arguments, "path", "file_path", "filename", default="?")
-        content = arguments.get("content", "")
+        path = argument(arguments, "path", "file_path", "filename", "target_file", default="?")
+        content = argument(arguments, "content", "code_content", default="")
         lines = line_count(content) if isinstance(content, str) else 0
         return _with_evidence(
-            f"[{tool_name}] wrote to {_as_text(path)} ({lines:,} lines)", output, exit_code(output)
+            f"[{tool_name}] wrote to {_as_text(path)} ({lines:,} lines){more}",
+            output,
+            exit_code(output),
         )
     if kind == "search_files":
-        pattern = _first(arguments, "pattern", "query", "regex", "glob", default="")
-        path = _first(arguments, "path", "dir", "directory", default=".")
-        default_target = "files" if tool_name in ("Glob", "glob", "find_files") else "content"
-        target = _first(arguments, "target", default=default_target)
+        pattern = argument(arguments, "pattern", "query", "regex", "glob", default="")
+        path = argument(
+            arguments, "path", "dir", "directory", "search_path", "search_directory", default="."
+        )
+        default_target = "files" if tool_name in FILE_SEARCHES else "content"
+        target = argument(arguments, "target", default=default_target)
         total = _TOTAL_COUNT.search(output)
         matches = (
             int(total.group(1)) if total else sum(1 for ln in output.splitlines() if ln.strip())
         )
         return (
             f"[{tool_name}] {target} search for '{_cut(_as_text(pattern), 80)}' in "
-            f"{_as_text(path)} -> {matches:,} matches"
+            f"{_as_text(path)}{more} -> {matches:,} matches"
         )
     if kind == "patch":
-        path = _first(arguments, "path", "file_path", "filename", "target_file", default=None)
-        if path is None:
-            patch_text = _as_text(_first(arguments, "input", "patch", default=""))
-            found = _APPLY_PATCH_FILE.search(patch_text)
-            path = found.group(1) if found else "?"
-        mode = _first(arguments, "mode", default="replace")
-        line = f"[{tool_name}] {mode} in {_as_text(path)} ({size:,} chars result)"
+        path = argument(arguments, "path", "file_path", "filename", "target_file", default=None)
+        if path is None and reading.patch:
+            return _with_evidence(
+                _patch_line(tool_name, reading.patch, reading.more, size), output, exit_code(output)
+            )
+        mode = argument(arguments, "mode", default="replace")
+        line = f"[{tool_name}] {mode} in {_as_text(path or '?')}{more} ({size:,} chars result)"
         return _with_evidence(line, output, exit_code(output))
     if kind == "browser_navigate":
-        url = _first(arguments, "url", "uri", default="?")
-        return f"[{tool_name}] {_as_text(url)} ({size:,} chars)"
+        url = argument(arguments, "url", "uri", default="?")
+        return f"[{tool_name}] {_as_text(url)}{more} ({size:,} chars)"
     if kind == "delegate_task":
-        goal = _as_text(_first(arguments, "goal", "description", "prompt", "task", default=""))
+        goal = _as_text(argument(arguments, "goal", "description", "prompt", "task", default=""))
         goal = " ".join(goal.split())
         shown = goal if len(goal) <= 30 else goal[:30].rstrip() + "..."
-        return f"[{tool_name}] '{shown}' ({size:,} chars result)"
+        return f"[{tool_name}] '{shown}'{more} ({size:,} chars result)"
     return _with_evidence(_generic(tool_name, arguments, size), output, exit_code(output))
+
+
+def _patch_line(tool_name: str, changes: tuple[PatchChange, ...], more: int, size: int) -> str:
+    """`[apply_patch] update src/a.py, add src/b.py (N chars result)`: what the patch changed."""
+    listed = changes[:PATCH_FILES_SHOWN]
+    shown = ", ".join(_cut(change.text(), PATCH_PATH_MAX_CHARS) for change in listed)
+    hidden = len(changes) - len(listed) + more
+    count = f" (+{hidden:,} more)" if hidden > 0 else ""
+    return f"[{tool_name}] {shown}{count} ({size:,} chars result)"

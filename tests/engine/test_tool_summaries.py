@@ -211,7 +211,8 @@ def test_generic_template_keeps_failure_evidence() -> None:
             "exec_command",
             {"cmd": ["bash", "-lc", "make"]},
             "ok",
-            "[exec_command] ran `bash -lc make` -> exit ?, 1 lines output",
+            # A shell's `-lc` script is the command that ran.
+            "[exec_command] ran `make` -> exit ?, 1 lines output",
         ),
         (
             "shell",
@@ -277,7 +278,7 @@ def test_generic_template_keeps_failure_evidence() -> None:
             "apply_patch",
             {"input": "*** Begin Patch\n*** Update File: src/x.py\n@@\n-a\n+b\n*** End Patch"},
             "Done!",
-            "[apply_patch] replace in src/x.py (5 chars result)",
+            "[apply_patch] update src/x.py (5 chars result)",
         ),
         (
             "str_replace_editor",

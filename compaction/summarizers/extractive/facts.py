@@ -42,6 +42,7 @@ from compaction.text_patterns import (
     written_paths,
 )
 from compaction.text_patterns import readable_text as readable
+from compaction.tool_calls import call_kind
 from compaction.tool_summaries import exit_code, summarize_tool_output, tool_kind
 
 # Constraints, commands and written paths are read exactly as the probes read them, so what the
@@ -199,7 +200,8 @@ def _kind(name: str, arguments: dict[str, Any]) -> str | None:
     kind = tool_kind(name)
     if kind == "editor":
         return "read_file" if arguments.get("command") == "view" else "patch"
-    return kind
+    # Per call: a code-mode cell is a terminal call when it runs a command, else what it calls.
+    return call_kind(name, arguments)
 
 
 def _path_argument(arguments: dict[str, Any]) -> str | None:
