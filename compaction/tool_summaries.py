@@ -23,7 +23,8 @@ STUB_RESULT = "[Result from earlier conversation — see context summary above]"
 
 _SUMMARY_LINE = re.compile(r"^\[[^\]\n]{1,80}\] [^\n]*$")
 _EXIT_JSON = re.compile(r'"exit_code"\s*:\s*(-?\d+)')
-_EXIT_TEXT = re.compile(r"(?im)\bexit (?:code|status)\b[:=]?\s*(-?\d+)")
+# `exit code 2`, `Exit code: 1` (Codex Desktop), `Process exited with code 1` (Codex CLI).
+_EXIT_TEXT = re.compile(r"(?im)\bexit(?:ed with)? (?:code|status)\b[:=]?\s*(-?\d+)")
 _FAILURE_WORD = re.compile(r"(?i)error|exception|traceback|failed|fatal")
 # An optional "E   " is pytest's prefix for the lines explaining a failure.
 _EXCEPTION_LINE = re.compile(
@@ -59,7 +60,8 @@ def _as_text(value: Any) -> str:
 
 
 def exit_code(output: str) -> int | None:
-    """The exit code an output reports (`"exit_code": N`, `exit code N`, `exit status N`)."""
+    """The exit code an output reports (`"exit_code": N`, `exit code N`, `exit status N`,
+    `exited with code N`)."""
     match = _EXIT_JSON.search(output) or (
         _EXIT_TEXT.search(output) if _may_say_exit(output) else None
     )
@@ -74,7 +76,7 @@ def _may_say_exit(output: str) -> bool:
     if not output.isascii():
         return True
     lowered = output.lower()
-    return "exit code" in lowered or "exit status" in lowered
+    return "exit code" in lowered or "exit status" in lowered or "exited with code" in lowered
 
 
 def line_count(text: str) -> int:

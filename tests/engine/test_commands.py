@@ -251,7 +251,7 @@ def test_an_apply_patch_line_names_each_file_and_what_happened_to_it() -> None:
             "exec_command",
             {"cmd": "sed -n '1,40p' api/routes.ts", "workdir": "/srv", "yield_time_ms": 1000},
             "Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\nx",
-            "[exec_command] ran `sed -n '1,40p' api/routes.ts` -> exit ?, 5 lines output",
+            "[exec_command] ran `sed -n '1,40p' api/routes.ts` -> exit 0, 5 lines output",
         ),
         (
             "shell_command",
