@@ -42,7 +42,7 @@ from compaction.text_patterns import (
     written_paths,
 )
 from compaction.text_patterns import readable_text as readable
-from compaction.tool_calls import call_kind
+from compaction.tool_calls import argument, call_kind
 from compaction.tool_summaries import exit_code, summarize_tool_output, tool_kind
 
 # Constraints, commands and written paths are read exactly as the probes read them, so what the
@@ -205,11 +205,9 @@ def _kind(name: str, arguments: dict[str, Any]) -> str | None:
 
 
 def _path_argument(arguments: dict[str, Any]) -> str | None:
-    for key in _PATH_ARGUMENTS:
-        value = arguments.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return None
+    # Keys matched as the one-liners match them: Antigravity's `AbsolutePath` is a path too.
+    value = argument(arguments, *_PATH_ARGUMENTS)
+    return value.strip() if isinstance(value, str) and value.strip() else None
 
 
 def _failed(kind: str | None, output: str, code: int | None) -> bool:
@@ -293,10 +291,11 @@ def _call_facts(name: str, raw: str, output: str | None, one_liner: str | None) 
     arguments = parse_arguments(raw)
     kind = _kind(name, arguments)
     command: str | None = None
+    # The one-liner reads the command out of every call shape itself (tool_calls), a code-mode
+    # cell's further commands too ("(+1 more)"): it gets the arguments as they are.
     shown = arguments
     if kind == "terminal":
         command = command_text(arguments).strip()
-        shown = {"command": command}
     touches, modified = _touched(name, kind, arguments, raw, command, output or "")
     head = (
         kind,
