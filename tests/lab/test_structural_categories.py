@@ -254,14 +254,15 @@ DECIDING = [
         "I'll use SQLite instead of Postgres because the tests run offline. Running them now.\n"
         "```python\n# we use x because y\n```\n"
         "- Used `Result<T, E>` instead of raising exceptions.\n"
-        "It failed because the port was taken. I'll run the tests."
+        "It failed because the port was taken. I'll run the tests.\n"
+        "Please let me know if you need more, so I can help."
     ),
 ]
 
 
 def test_decisions_are_sentences_with_a_choice_and_its_reason() -> None:
-    # Newest first; the commented code, the reason without a choice and the choice without a
-    # reason are not decisions.
+    # Newest first; the commented code, the reason without a choice, the choice without a
+    # reason and a request ("let me know… so I can") are not decisions.
     assert texts(DECIDING, "decisions") == [
         "Used `Result<T, E>` instead of raising exceptions.",
         "I'll use SQLite instead of Postgres because the tests run offline.",

@@ -47,7 +47,7 @@ _REASON = re.compile(
 )
 #: Someone deciding: the agent's intent in the first person, a choice made, or a refusal.
 _DECISION = re.compile(
-    r"\b(?:I'?ll|I will|I'?m going to|I am going to|we'?ll|we will|we can|let'?s|let me|"
+    r"\b(?:I'?ll|I will|I'?m going to|I am going to|we'?ll|we will|we can|let'?s|let me(?! know)|"
     r"I'?m \w+ing|I am \w+ing|we'?re \w+ing|"
     r"(?:I|we) (?:decided|chose|opted|went with|switched|prefer|am unable|cannot|can'?t|"
     r"won'?t|will not)|decided to|chose to|opted (?:to|for)|went with)\b",
