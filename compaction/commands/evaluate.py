@@ -381,15 +381,18 @@ def eval_command(
     if by_session and compared:
         click.echo(
             f"per session, {COMPACTION}/{MATCHED} (the same tokens); n = conversations "
-            "(figures are their mean), facts = structural facts mined; ✗ = compaction keeps less"
+            "(figures are their mean), behind/tied = conversations where compaction's total is "
+            "below/equal to head-tail's, facts = structural facts mined (mean); "
+            "✗ = compaction keeps less"
         )
         for line in session_lines(compared):
             click.echo(printable(line, newlines=False))
-        behind = sorted({loss.source for loss in lost if loss.figure == "total"})
         click.echo(
-            f"{COMPACTION} keeps less than {MATCHED} in total on {len(behind)} of "
-            f"{sum(row.conversations for row in compared)} sessions; each total or category "
-            "where it keeps less, with facts it lost that head-tail kept [message index, third]:"
+            f"{COMPACTION} keeps less than {MATCHED} in total on "
+            f"{sum(row.lost for row in compared)} of {sum(row.conversations for row in compared)} "
+            f"sessions and as much on {sum(row.tied for row in compared)}; each total or "
+            "category where it keeps less, with facts it lost that head-tail kept "
+            "[message index, third]:"
         )
         for line in loss_lines(lost):
             click.echo(printable(line, newlines=False))

@@ -67,11 +67,14 @@ def _versus(ours: float | None, theirs: float | None) -> str:
 
 def session_lines(rows: list[SessionComparison]) -> list[str]:
     """Per session: `ours/head-tail-matched` for every figure, ✗ where ours is lower."""
-    columns = ["session", "n", "facts", *(STRUCTURAL_SHORT[figure_name(c)] for c in FIGURES)]
+    columns = ["session", "n", "behind", "tied", "facts"]
+    columns += [STRUCTURAL_SHORT[figure_name(c)] for c in FIGURES]
     table = [
         [
             PurePath(row.source).name,
             str(row.conversations),
+            str(row.lost),
+            str(row.tied),
             f"{row.facts:.0f}",
             *(_versus(row.ours[column], row.theirs[column]) for column in FIGURES),
         ]

@@ -5,9 +5,10 @@ reads the same `Evaluation.summary_row()` digests and puts `compaction` beside
 `head-tail-matched` (head-tail given exactly the tokens the pipeline kept) session by session:
 the structural recall in total, per category and per third of the conversation. A file of many
 conversations (τ-bench's runs) is one row, each figure its mean over the conversations, with
-the number of them the pipeline lost. `losses()` lists, conversation by conversation, the total
-and every category where the pipeline keeps less than head-tail, with examples of the facts it
-lost that head-tail kept (the digest's `structural_gap`): what the summariser should act on.
+the number of them where the pipeline's total is below head-tail's and equal to it. `losses()`
+lists, conversation by conversation, the total and every category where the pipeline keeps
+less than head-tail, with examples of the facts it lost that head-tail kept (the digest's
+`structural_gap`): what the summariser should act on.
 """
 
 from __future__ import annotations
@@ -54,8 +55,9 @@ class SessionComparison:
     facts: float
     ours: dict[str, float | None] = field(default_factory=dict)
     theirs: dict[str, float | None] = field(default_factory=dict)
-    #: Conversations where the pipeline's total is below head-tail-matched's.
+    #: Conversations where the pipeline's total is below head-tail-matched's, and equal to it.
     lost: int = 0
+    tied: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -65,6 +67,7 @@ class SessionComparison:
             "ours": {figure_name(c): _round(v) for c, v in self.ours.items()},
             "head_tail_matched": {figure_name(c): _round(v) for c, v in self.theirs.items()},
             "conversations_lost": self.lost,
+            "conversations_tied": self.tied,
         }
 
 
@@ -90,6 +93,7 @@ def compare_sessions(digests: Iterable[dict[str, Any]]) -> list[SessionCompariso
                 values = [digest["strategies"][name].get(column) for digest in group]
                 side[column] = _mean([value for value in values if value is not None])
         row.lost = sum(1 for digest in group if _behind(digest, "recall_structural"))
+        row.tied = sum(1 for digest in group if _tied(digest, "recall_structural"))
         rows.append(row)
     return rows
 
@@ -98,6 +102,12 @@ def _behind(digest: dict[str, Any], column: str) -> bool:
     ours = digest["strategies"][COMPACTION].get(column)
     theirs = digest["strategies"][MATCHED].get(column)
     return ours is not None and theirs is not None and ours < theirs
+
+
+def _tied(digest: dict[str, Any], column: str) -> bool:
+    ours = digest["strategies"][COMPACTION].get(column)
+    theirs = digest["strategies"][MATCHED].get(column)
+    return ours is not None and ours == theirs
 
 
 @dataclass(frozen=True)

@@ -99,6 +99,7 @@ def digest(source: str, ours: dict[str, float | None], theirs: dict[str, float |
 DIGESTS = [
     digest("runs.json#0", {"total": 0.5, "paths": 0.5, "errors": 0.5}, {"total": 1.0}),
     digest("runs.json#1", {"total": 1.0, "paths": 1.0}, {"total": 0.5, "paths": 0.0}),
+    digest("runs.json#2", {"total": 0.9, "paths": 1.0}, {"total": 0.9, "paths": 1.0}),
     digest("one.jsonl", {"total": 0.9, "errors": 0.25}, {"total": 0.8, "errors": 0.5}),
     {"source": "other.json", "strategies": {COMPACTION: {"recall_structural": 1.0}}},
 ]
@@ -106,17 +107,19 @@ DIGESTS = [
 
 def test_a_file_of_many_conversations_is_one_row_of_means() -> None:
     rows = compare_sessions(DIGESTS)
-    assert [(row.source, row.conversations, row.lost) for row in rows] == [
-        ("runs.json", 2, 1),
-        ("one.jsonl", 1, 0),
+    assert [(row.source, row.conversations, row.lost, row.tied) for row in rows] == [
+        ("runs.json", 3, 1, 1),
+        ("one.jsonl", 1, 0, 0),
     ]
     runs = rows[0]
     assert runs.facts == 6
-    assert runs.ours["recall_structural"] == 0.75 and runs.theirs["recall_structural"] == 0.75
-    assert runs.ours["recall_structural_paths"] == 0.75
-    assert runs.theirs["recall_structural_paths"] == 0.0  # a figure with no value is left out
+    assert runs.ours["recall_structural"] == pytest.approx(0.8)
+    assert runs.theirs["recall_structural"] == pytest.approx(0.8)
+    assert runs.ours["recall_structural_paths"] == pytest.approx(2.5 / 3)
+    assert runs.theirs["recall_structural_paths"] == 0.5  # a run with no value is left out
     assert runs.ours["recall_structural_urls"] is None
-    assert runs.to_dict()["ours"]["total"] == 0.75
+    assert runs.to_dict()["ours"]["total"] == 0.8
+    assert runs.to_dict()["conversations_tied"] == 1
 
 
 def test_losses_name_each_figure_behind_with_facts_head_tail_kept() -> None:
