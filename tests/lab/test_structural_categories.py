@@ -136,6 +136,32 @@ def test_early_errors_are_the_first_halfs_failures_oldest_first() -> None:
     assert kept.found == {"early_errors": 1, "errors": 1}
 
 
+def test_an_error_line_is_keyed_without_a_logs_timestamp_prefix_and_rules() -> None:
+    messages = [
+        {"role": "user", "content": "Why is CI red?"},
+        *failing(
+            "c1",
+            "test Run tests 2024-06-03T08:12:52.4425203Z ERROR tests/t.py::a - ValueError: x\n"
+            "========== 1 failed, 7 passed in 0.94s ==========",
+        ),
+    ]
+    errors = facts_of(messages, "errors")
+    assert [(fact.text, fact.key) for fact in errors] == [
+        (
+            "========== 1 failed, 7 passed in 0.94s ==========",
+            "1 failed, 7 passed in 0.94s",
+        ),
+        (
+            "test Run tests 2024-06-03T08:12:52.4425203Z ERROR tests/t.py::a - ValueError: x",
+            "error tests/t.py::a - valueerror: x",
+        ),
+    ]
+    quoted = summary("- Last test: 1 failed, 7 passed in 0.94s\n- ERROR tests/t.py::a")
+    assert structural_recall(errors, [quoted]).found == {"errors": 1}
+    quoted = summary("- ERROR tests/t.py::a - ValueError: x (1 failed, 7 passed in 0.94s)")
+    assert structural_recall(errors, [quoted]).found == {"errors": 2}
+
+
 # -- definitions ------------------------------------------------------------------------------
 
 MODULE = '''"""Loads the importer's settings from a TOML file."""

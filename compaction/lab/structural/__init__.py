@@ -15,7 +15,9 @@ transcript, not by what a pattern of ours recognises in prose:
   command line that is not the program itself (`sed -i s/a/b/ src/a.py` → `src/a.py`);
 - `errors`: the error lines of every failed call — a result whose exit status is non-zero, or
   that the agent's harness marked as an error, or that opens with a traceback — the last few
-  lines of it that name an error, an exception, a failure or a panic;
+  lines of it that name an error, an exception, a failure or a panic, each keyed without a
+  log's prefix up to its timestamp and without the `===` rules around it (a summary quotes
+  `ERROR tests/x.py::t` and `1 failed in 0.9s`, not the CI runner's columns);
 - `urls`: every http(s) URL anywhere in the conversation;
 - `missing_paths` (missing.py): the paths a call's result says do not exist — a line of a failed
   or short result saying `No such file or directory`, `ENOENT`, `does not exist`, `cannot find`,

@@ -18,6 +18,7 @@ from compaction.lab.structural.facts import CATEGORIES, StructuralFact, position
 from compaction.lab.structural.missing import missing_paths
 from compaction.lab.structural.transcript import (
     call_paths,
+    error_key,
     failed,
     failure_lines,
     is_summary,
@@ -115,7 +116,7 @@ def _early_errors(messages: Sequence[Message], outputs: dict[str, str], facts: _
             output = outputs.get(str(call.get("id"))) if isinstance(call, dict) else None
             if output is not None and failed(output):
                 for line in failure_lines(readable(output)):
-                    facts.add("early_errors", line, index)
+                    facts.add("early_errors", line, index, error_key(line))
 
 
 def _written(call: dict[str, object], index: int, facts: _Facts) -> None:
@@ -176,5 +177,5 @@ def mine(messages: Sequence[Message]) -> list[StructuralFact]:
                 facts.add("missing_paths", path, index)
             if failed(output):
                 for line in reversed(failure_lines(readable(output))):
-                    facts.add("errors", line, index)
+                    facts.add("errors", line, index, error_key(line))
     return [fact for name in CATEGORIES for fact in facts.facts[name]]

@@ -43,6 +43,9 @@ _ERROR_WORD = re.compile(
     r"Error\b|Exception\b|error(?:\[\w+\])?:|fatal:|FAILED|FAIL:|panicked|Traceback|"
     r"\bfailed\b|No such file|not found|Permission denied",
 )
+#: A log line's prefix: anything short, then an ISO timestamp (GitHub Actions, docker logs).
+_LOG_PREFIX = re.compile(r"^.{0,60}?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?Z?\s+")
+_DECORATION = re.compile(r"^[\s=*#_~-]{3,}|[\s=*#_~-]{3,}$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
@@ -202,6 +205,15 @@ def failure_lines(output: str) -> list[str]:
         if len(stripped) >= 8 and _ERROR_WORD.search(stripped) and not _EXIT_STATUS.search(line):
             lines.append(stripped)
     return lines[-ERROR_LINES_PER_CALL:]
+
+
+def error_key(line: str) -> str:
+    """The part of an error line a summary would quote: without a log's prefix up to its
+    timestamp (`test Run tests 2024-06-03T08:12:52.44Z ERROR …` → `ERROR …`) and without the
+    rules of `=`, `-`, `*`, `#`, `_` or `~` around it (`=== 1 failed in 0.9s ===`)."""
+    key = _LOG_PREFIX.sub("", line, count=1)
+    key = _DECORATION.sub("", key)
+    return key if key and key != line else ""
 
 
 def readable(output: str) -> str:
