@@ -28,7 +28,7 @@ from typing import Any, NoReturn
 import click
 
 from compaction.commands.common import check_outputs, dump_json, print_warnings, write_output
-from compaction.commands.tables import aligned, loss_lines, session_lines, structural_lines
+from compaction.commands.tables import aligned, by_session_lines, structural_lines
 from compaction.commands.terminal import printable
 from compaction.errors import CompactionError, ConfigError, FormatError
 from compaction.formats import load_conversations
@@ -367,34 +367,12 @@ def eval_command(
     )
     for line in table_lines(table):
         click.echo(line)
-    click.echo(
-        "structural recall per category (mean over the sessions with such facts): the user's "
-        "latest request and rules, paths in tool arguments and commands, error lines of failed "
-        "calls, URLs, paths a call showed missing, errors of the first half, functions/types/"
-        "file docs the agent wrote, skills loaded and their files, the assistant's decisions "
-        "with a reason; then by the third of the conversation a fact came from"
-    )
     for line in structural_lines(table):
         click.echo(line)
     compared = compare_sessions(digests)
     lost = losses(digests)
     if by_session and compared:
-        click.echo(
-            f"per session, {COMPACTION}/{MATCHED} (the same tokens); n = conversations "
-            "(figures are their mean), behind/tied = conversations where compaction's total is "
-            "below/equal to head-tail's, facts = structural facts mined (mean); "
-            "✗ = compaction keeps less"
-        )
-        for line in session_lines(compared):
-            click.echo(printable(line, newlines=False))
-        click.echo(
-            f"{COMPACTION} keeps less than {MATCHED} in total on "
-            f"{sum(row.lost for row in compared)} of {sum(row.conversations for row in compared)} "
-            f"sessions and as much on {sum(row.tied for row in compared)}; each total or "
-            "category where it keeps less, with facts it lost that head-tail kept "
-            "[message index, third]:"
-        )
-        for line in loss_lines(lost):
+        for line in by_session_lines(compared, lost):
             click.echo(printable(line, newlines=False))
     invalid_inputs = {
         provider: sum(1 for d in digests if d["original_errors"].get(provider))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any
 
+from compaction.lab.evaluate import COMPACTION, MATCHED
 from compaction.lab.per_session import FIGURES, Loss, SessionComparison, figure_name
 
 #: The structural figures as a column header (the library's names are identifiers).
@@ -45,7 +46,14 @@ def ratio(value: float | None) -> str:
 
 def structural_lines(table: list[dict[str, Any]]) -> list[str]:
     """Per strategy: the structural recall in total, per category and per third (means over
-    the sessions that have facts of each)."""
+    the sessions that have facts of each), under a line saying what each column counts."""
+    legend = (
+        "structural recall per category (mean over the sessions with such facts): the user's "
+        "latest request and rules, paths in tool arguments and commands, error lines of failed "
+        "calls, URLs, paths a call showed missing, errors of the first half, functions/types/"
+        "file docs the agent wrote, skills loaded and their files, the assistant's decisions "
+        "with a reason; then by the third of the conversation a fact came from"
+    )
     columns = ["strategy", *(STRUCTURAL_SHORT[figure_name(column)] for column in FIGURES)]
     rows = [
         [
@@ -55,7 +63,7 @@ def structural_lines(table: list[dict[str, Any]]) -> list[str]:
         ]
         for entry in table
     ]
-    return aligned(columns, rows)
+    return [legend, *aligned(columns, rows)]
 
 
 def _versus(ours: float | None, theirs: float | None) -> str:
@@ -97,3 +105,20 @@ def loss_lines(found: list[Loss]) -> list[str]:
             where = f"[{fact['source_index']}, {fact['position']}]"
             lines.append(f"    {fact['category']} {where} {shown}")
     return lines
+
+
+def by_session_lines(compared: list[SessionComparison], found: list[Loss]) -> list[str]:
+    """`--by-session`: the per-session table, then each total or category the pipeline loses."""
+    legend = (
+        f"per session, {COMPACTION}/{MATCHED} (the same tokens); n = conversations (figures "
+        "are their mean), behind/tied = conversations where compaction's total is below/equal "
+        "to head-tail's, facts = structural facts mined (mean); ✗ = compaction keeps less"
+    )
+    conversations = sum(row.conversations for row in compared)
+    summary = (
+        f"{COMPACTION} keeps less than {MATCHED} in total on {sum(row.lost for row in compared)} "
+        f"of {conversations} sessions and as much on {sum(row.tied for row in compared)}; each "
+        "total or category where it keeps less, with facts it lost that head-tail kept "
+        "[message index, third]:"
+    )
+    return [legend, *session_lines(compared), summary, *loss_lines(found)]

@@ -37,14 +37,8 @@ from compaction.lab.judgement import Judgement
 from compaction.lab.peers import PEER_NAMES, PEERS, PeerRun, run_at_target
 from compaction.lab.probes import CATEGORIES, Fact, Recall, mine_facts, recall
 from compaction.lab.strategies import BASELINES, config_for_target
-from compaction.lab.structural import CATEGORIES as STRUCTURAL_CATEGORIES
-from compaction.lab.structural import (
-    POSITIONS,
-    StructuralFact,
-    StructuralRecall,
-    mine,
-    structural_recall,
-)
+from compaction.lab.structural import StructuralFact, StructuralRecall, mine, structural_recall
+from compaction.lab.structural.report import COLUMNS, lost_examples, row_columns, summary
 from compaction.lab.timeline import conversation_messages
 from compaction.message_input import validate_messages
 from compaction.messages import Message
@@ -60,55 +54,8 @@ STRATEGY_NAMES: tuple[str, ...] = (*BASELINES, COMPACTION, MATCHED)
 #: Every name `--strategies` accepts: the default set above, then the peers (by name only).
 KNOWN_STRATEGIES: tuple[str, ...] = (*STRATEGY_NAMES, *PEER_NAMES)
 DEFAULT_TARGET_RATIO = 0.33
-#: The row's columns of the structural measure, per category, then per third.
-STRUCTURAL_COLUMNS: tuple[str, ...] = (
-    *(f"recall_structural_{name}" for name in STRUCTURAL_CATEGORIES),
-    *(f"recall_structural_{position}" for position in POSITIONS),
-)
-
-
-#: Lost structural facts a digest keeps per category and strategy: examples to act on.
-LOST_EXAMPLES = 5
-
-
-def _rounded(value: float | None) -> float | None:
-    return None if value is None else round(value, 4)
-
-
-def structural_columns(structural: StructuralRecall | None) -> dict[str, float | None]:
-    """`recall_structural_<category>` and `recall_structural_<position>` (early, middle, late):
-    the share of each category's facts kept, and of the facts mined from each third of the
-    conversation; None where there was no fact to keep."""
-    columns: dict[str, float | None] = {}
-    for name in STRUCTURAL_CATEGORIES:
-        ratio = structural.category_ratio(name) if structural is not None else None
-        columns[f"recall_structural_{name}"] = _rounded(ratio)
-    for position in POSITIONS:
-        ratio = structural.position_ratio(position) if structural is not None else None
-        columns[f"recall_structural_{position}"] = _rounded(ratio)
-    return columns
-
-
-def _examples(facts: list[StructuralFact]) -> dict[str, list[dict[str, Any]]]:
-    """The first LOST_EXAMPLES facts of each category, oldest first."""
-    examples: dict[str, list[dict[str, Any]]] = {}
-    for fact in sorted(facts, key=lambda fact: fact.source_index):
-        chosen = examples.setdefault(fact.category, [])
-        if len(chosen) < LOST_EXAMPLES:
-            chosen.append(fact.to_dict())
-    return examples
-
-
-def structural_digest(structural: StructuralRecall) -> dict[str, Any]:
-    """Found/total per category and per third, and the first LOST_EXAMPLES lost facts of each
-    category (oldest first): small enough to send back from a worker for every strategy."""
-    detail = structural.to_dict()
-    return {
-        "ratio": detail["ratio"],
-        "categories": detail["categories"],
-        "positions": detail["positions"],
-        "lost_examples": _examples(structural.lost),
-    }
+#: A row's structural columns, per category, then per third (lab/structural/report.py).
+STRUCTURAL_COLUMNS: tuple[str, ...] = COLUMNS
 
 
 @dataclass
@@ -161,7 +108,7 @@ class StrategyOutcome:
             row[f"recall_{name}"] = (
                 round(bucket.ratio, 4) if bucket is not None and bucket.total else None
             )
-        row.update(structural_columns(self.structural))
+        row.update(row_columns(self.structural))
         for provider in PROVIDERS:
             row[f"{provider}_errors"] = self.error_count(provider)
         row["valid"] = self.valid
@@ -218,7 +165,7 @@ class Evaluation:
         theirs = self.outcomes.get(MATCHED)
         if ours is None or theirs is None or ours.structural is None or theirs.structural is None:
             return None
-        return _examples(ours.structural.lost_where_kept(theirs.structural))
+        return lost_examples(ours.structural.lost_where_kept(theirs.structural))
 
     def summary_row(self) -> dict[str, Any]:
         """A compact, picklable digest of this evaluation (no messages), for aggregate()."""
@@ -231,7 +178,7 @@ class Evaluation:
             "original_errors": dict(self.original_errors),
             "strategies": {name: outcome.row() for name, outcome in self.outcomes.items()},
             "structural": {
-                name: structural_digest(outcome.structural)
+                name: summary(outcome.structural)
                 for name, outcome in self.outcomes.items()
                 if outcome.structural is not None
             },

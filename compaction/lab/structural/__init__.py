@@ -51,6 +51,11 @@ message of the compacted conversation, except a missing path, which must be said
 
 Every fact also records its position: the third of the conversation (early, middle, late) that
 the message it was mined from sits in, so a recall can be split by where the facts came from.
+
+The modules: transcript (whose words, a call's paths, failures), facts (the value types),
+missing and definitions (the miners above that need more than a line), mining (every category
+in one pass), scoring (what a compacted context kept), report (the eval's row columns and the
+summary a worker sends back).
 """
 
 from compaction.lab.structural.facts import (
