@@ -16,6 +16,7 @@ from compaction.ui.evaluate_views import (
 )
 from compaction.ui.frame import current_settings
 from compaction.ui.loader import render_loader
+from compaction.ui.structural_views import structural_table
 from compaction.ui.untrusted import md_escape
 
 st.title("🧪 Evaluate strategies")
@@ -57,6 +58,8 @@ else:
             f"{len(evaluation.facts)} facts mined from the original"
         )
         strategies_table(evaluation)
+        st.markdown("**Structural recall per category**")
+        structural_table(evaluation)
         st.plotly_chart(recall_scatter(evaluation.rows()), key="recall_scatter")
         st.markdown("**Lost facts per strategy**")
         lost_facts(evaluation)

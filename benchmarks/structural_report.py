@@ -11,8 +11,8 @@ whether the summary's Active Task is the user's own latest request on each sessi
 `--summary FILE` also writes the extractive summary of the Claude Code auto-compacted session
 (the issue's before/after exhibit).
 
-Run against an older checkout (through PYTHONPATH) that lacks lab/structural.py, it loads the
-measure from this checkout's file, so before and after are scored the same way.
+Run against an older checkout (through PYTHONPATH) that lacks lab/structural/, it loads the
+measure from this checkout's package, so before and after are scored the same way.
 """
 
 from __future__ import annotations
@@ -37,11 +37,16 @@ def _structural() -> ModuleType:
         from compaction.lab import structural
 
         return structural
-    except ImportError:  # an older checkout: the measure is a single self-contained file
-        path = ROOT / "compaction" / "lab" / "structural.py"
-        spec = importlib.util.spec_from_file_location("structural_measure", path)
+    except ImportError:  # an older checkout: load this checkout's package under its name
+        package = ROOT / "compaction" / "lab" / "structural"
+        spec = importlib.util.spec_from_file_location(
+            "compaction.lab.structural",
+            package / "__init__.py",
+            submodule_search_locations=[str(package)],
+        )
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # its modules import each other by that name
         spec.loader.exec_module(module)
         return module
 

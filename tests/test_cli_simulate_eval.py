@@ -16,7 +16,9 @@ from llm_server import DEFAULT_SUMMARY, LLMServer
 from timeline_sessions import FIRST_PATH, coding_session
 
 from compaction.cli import main
-from compaction.lab.evaluate import STRATEGY_NAMES
+from compaction.formats import load_conversations
+from compaction.lab.evaluate import MATCHED, STRATEGY_NAMES, STRUCTURAL_COLUMNS, evaluate
+from compaction.lab.structural import CATEGORIES as STRUCTURAL
 from compaction.lab.sweep.worker import pool_context
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
@@ -189,6 +191,10 @@ def test_eval_strategies_subset_and_limit(tmp_path: Path) -> None:
         (["--target-ratio", "0"], "--target-ratio must be in (0, 1]"),
         (["--jobs", "0"], "--jobs must be at least 1"),
         (["--limit", "0"], "--limit must be at least 1"),
+        (
+            ["--by-session", "--strategies", "compaction,head-tail"],
+            "--by-session compares compaction with head-tail-matched",
+        ),
     ],
 )
 def test_eval_bad_settings_exit_2(tmp_path: Path, arguments: list[str], expected: str) -> None:
@@ -196,6 +202,67 @@ def test_eval_bad_settings_exit_2(tmp_path: Path, arguments: list[str], expected
     result = CliRunner().invoke(main, ["eval", str(session), *arguments])
     assert result.exit_code == 2
     assert expected in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_eval_reports_structural_recall_per_category_third_and_session(tmp_path: Path) -> None:
+    # At a tenth of its size the sample's pipeline keeps less than head-tail of one category.
+    sample = (
+        Path(__file__).resolve().parents[1] / "sample_sessions" / "fix-failing-tests.openai.json"
+    )
+    json_out, csv_out = tmp_path / "eval.json", tmp_path / "eval.csv"
+    result = CliRunner().invoke(
+        main,
+        [
+            "eval",
+            str(sample),
+            "--target-ratio",
+            "0.1",
+            "--by-session",
+            "--json",
+            str(json_out),
+            "--csv",
+            str(csv_out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    expected = evaluate(load_conversations(sample)[0], target_ratio=0.1)
+    rows = {row["strategy"]: row for row in expected.rows()}
+    report = json.loads(json_out.read_text())
+    for entry in report["table"]:
+        for column in STRUCTURAL_COLUMNS:
+            assert entry[column] == rows[entry["strategy"]][column], column
+    digest = report["sessions"][0]
+    ours = expected.outcomes["compaction"].structural
+    assert ours is not None
+    shown = digest["structural"]["compaction"]["categories"]
+    assert {name: (c["found"], c["total"]) for name, c in shown.items()} == {
+        name: (ours.found.get(name, 0), ours.total.get(name, 0)) for name in STRUCTURAL
+    }
+    (session,) = report["by_session"]
+    assert session["ours"]["total"] == rows["compaction"]["recall_structural"]
+    assert (
+        session["head_tail_matched"]["definitions"]
+        == rows[MATCHED]["recall_structural_definitions"]
+    )
+    behind = [
+        name
+        for name in STRUCTURAL
+        if (rows["compaction"][f"recall_structural_{name}"] or 0)
+        < (rows[MATCHED][f"recall_structural_{name}"] or 0)
+    ]
+    assert behind and [loss["figure"] for loss in report["losses"]] == behind
+    assert all(loss["examples"] for loss in report["losses"])
+    with csv_out.open() as handle:
+        header = next(csv.reader(handle))
+    assert set(STRUCTURAL_COLUMNS) <= set(header)
+    # The two printed tables: per strategy, and the pipeline against head-tail per session.
+    assert "structural recall per category" in result.output
+    assert "missing  early err  defs  skills  decisions  1st third" in result.output
+    session_line = next(
+        line for line in result.output.splitlines() if line.startswith("fix-failing-tests")
+    )
+    assert f"{rows['compaction']['recall_structural']:.2f}/" in session_line
+    assert f"fix-failing-tests.openai.json  {behind[0]}" in result.output
 
 
 def test_eval_bad_inputs_exit_2(tmp_path: Path) -> None:

@@ -4,10 +4,14 @@ Files and folders of any supported format are read in the main process (every co
 multi-conversation file counts, up to --limit per file); the conversations are evaluated in
 worker processes (--jobs; 1 runs in-process), each sending back only a small digest, and the
 digests are folded into one row per strategy: mean savings, mean recall per probe category and
-the number of sessions a provider would reject. Exit 0 on success, 2 when an input or a setting
-cannot be used (a file named on the command line that cannot be read; a folder with nothing
-readable), 1 when no session could be evaluated (each failure is a warning line). Files in a
-folder that are not conversations are skipped with a warning line each.
+the number of sessions a provider would reject; then a second table of the structural recall
+per category and per third of the conversation (lab/structural/). `--by-session` adds the
+pipeline against head-tail-matched, session by session, and each category it loses with facts
+it lost that head-tail kept (lab/per_session.py); --json always holds both. Exit 0 on success,
+2 when an input or a setting cannot be used (a file named on the command line that cannot be
+read; a folder with nothing readable), 1 when no session could be evaluated (each failure is a
+warning line). Files in a folder that are not conversations are skipped with a warning line
+each.
 """
 
 from __future__ import annotations
@@ -24,17 +28,21 @@ from typing import Any, NoReturn
 import click
 
 from compaction.commands.common import check_outputs, dump_json, print_warnings, write_output
+from compaction.commands.tables import aligned, by_session_lines, structural_lines
 from compaction.commands.terminal import printable
 from compaction.errors import CompactionError, ConfigError, FormatError
 from compaction.formats import load_conversations
 from compaction.lab.evaluate import (
+    COMPACTION,
     DEFAULT_TARGET_RATIO,
+    MATCHED,
     STRATEGY_NAMES,
     aggregate,
     evaluate,
     parse_strategies,
 )
 from compaction.lab.judge import judge
+from compaction.lab.per_session import compare_sessions, losses
 from compaction.lab.probes import CATEGORIES
 from compaction.lab.sweep.worker import pool_context
 from compaction.messages import Message
@@ -225,14 +233,7 @@ def table_lines(table: list[dict[str, Any]]) -> list[str]:
                 *(str(entry[f"{provider}_failures"]) for provider in PROVIDERS),
             ]
         )
-    widths = [max([len(col), *(len(row[i]) for row in rows)]) for i, col in enumerate(columns)]
-
-    def line(cells: list[str]) -> str:
-        first = cells[0].ljust(widths[0])
-        rest = (cell.rjust(widths[i + 1]) for i, cell in enumerate(cells[1:]))
-        return "  ".join([first, *rest])
-
-    return [line(columns), "-" * (sum(widths) + 2 * (len(widths) - 1)), *map(line, rows)]
+    return aligned(columns, rows)
 
 
 def csv_text(digests: list[dict[str, Any]]) -> str | None:
@@ -300,6 +301,13 @@ def _no_session_evaluated(
     "strategy's context, graded against the original's facts.",
 )
 @click.option("--api-base", default=None, help="An OpenAI-compatible server for --model/--judge.")
+@click.option(
+    "--by-session",
+    is_flag=True,
+    help="Also print, per session, the structural recall of compaction against "
+    "head-tail-matched (total, per category, per third of the conversation), and every figure "
+    "where compaction keeps less, with facts it lost that head-tail kept.",
+)
 def eval_command(
     paths: tuple[str, ...],
     strategies: str,
@@ -311,6 +319,7 @@ def eval_command(
     model: str | None,
     judge_model: str | None,
     api_base: str | None,
+    by_session: bool,
 ) -> None:
     """Compare compaction strategies over the sessions in PATH... (files or folders).
 
@@ -325,6 +334,10 @@ def eval_command(
             raise ConfigError(f"--jobs must be at least 1, got {jobs}")
         if limit is not None and limit < 1:
             raise ConfigError(f"--limit must be at least 1, got {limit}")
+        if by_session and not {COMPACTION, MATCHED} <= set(chosen):
+            raise ConfigError(
+                f"--by-session compares {COMPACTION} with {MATCHED}: --strategies must name both"
+            )
         inputs = [path for path, _ in _files(paths)]
         check_outputs([json_out, csv_out], inputs)
         llm: LLMSpec | None = None
@@ -349,12 +362,18 @@ def eval_command(
         f"{len(digests)} sessions, target {target_ratio:.0%} of each session's tokens; "
         "× target = output tokens / target (mean), over = sessions left above the target; "
         "recall is the share of probe facts kept (mean per session); recall (structural) the "
-        "share of facts defined by the transcript's structure alone (paths in tool arguments "
-        "and commands, error lines of failed calls, URLs, the user's rules and latest request), "
-        "mined without the summariser's patterns; ✗ = sessions the provider would reject"
+        "share of facts defined by the transcript's structure alone, mined without the "
+        "summariser's patterns (per category below); ✗ = sessions the provider would reject"
     )
     for line in table_lines(table):
         click.echo(line)
+    for line in structural_lines(table):
+        click.echo(line)
+    compared = compare_sessions(digests)
+    lost = losses(digests)
+    if by_session and compared:
+        for line in by_session_lines(compared, lost):
+            click.echo(printable(line, newlines=False))
     invalid_inputs = {
         provider: sum(1 for d in digests if d["original_errors"].get(provider))
         for provider in PROVIDERS
@@ -363,7 +382,13 @@ def eval_command(
         shown = ", ".join(f"{provider} {count}" for provider, count in invalid_inputs.items())
         click.echo(f"inputs already invalid before compaction: {shown}")
     if json_out:
-        report = {"target_ratio": target_ratio, "table": table, "sessions": results}
+        report = {
+            "target_ratio": target_ratio,
+            "table": table,
+            "by_session": [row.to_dict() for row in compared],
+            "losses": [loss.to_dict() for loss in lost],
+            "sessions": results,
+        }
         write_output(json_out, dump_json(report, json_out, indent=1) + "\n", inputs=inputs)
     if csv_out:
         text = csv_text(digests)

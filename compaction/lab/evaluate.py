@@ -38,6 +38,7 @@ from compaction.lab.peers import PEER_NAMES, PEERS, PeerRun, run_at_target
 from compaction.lab.probes import CATEGORIES, Fact, Recall, mine_facts, recall
 from compaction.lab.strategies import BASELINES, config_for_target
 from compaction.lab.structural import StructuralFact, StructuralRecall, mine, structural_recall
+from compaction.lab.structural.report import COLUMNS, lost_examples, row_columns, summary
 from compaction.lab.timeline import conversation_messages
 from compaction.message_input import validate_messages
 from compaction.messages import Message
@@ -53,6 +54,8 @@ STRATEGY_NAMES: tuple[str, ...] = (*BASELINES, COMPACTION, MATCHED)
 #: Every name `--strategies` accepts: the default set above, then the peers (by name only).
 KNOWN_STRATEGIES: tuple[str, ...] = (*STRATEGY_NAMES, *PEER_NAMES)
 DEFAULT_TARGET_RATIO = 0.33
+#: A row's structural columns, per category, then per third (lab/structural/report.py).
+STRUCTURAL_COLUMNS: tuple[str, ...] = COLUMNS
 
 
 @dataclass
@@ -105,6 +108,7 @@ class StrategyOutcome:
             row[f"recall_{name}"] = (
                 round(bucket.ratio, 4) if bucket is not None and bucket.total else None
             )
+        row.update(row_columns(self.structural))
         for provider in PROVIDERS:
             row[f"{provider}_errors"] = self.error_count(provider)
         row["valid"] = self.valid
@@ -153,6 +157,16 @@ class Evaluation:
     def lost_facts(self, strategy: str) -> list[Fact]:
         return list(self.outcomes[strategy].recall.lost)
 
+    def structural_gap(self) -> dict[str, list[dict[str, Any]]] | None:
+        """Examples, per category, of the structural facts the pipeline lost and head-tail kept
+        at the same size (`head-tail-matched`): what the summary should have carried. None
+        unless both ran."""
+        ours = self.outcomes.get(COMPACTION)
+        theirs = self.outcomes.get(MATCHED)
+        if ours is None or theirs is None or ours.structural is None or theirs.structural is None:
+            return None
+        return lost_examples(ours.structural.lost_where_kept(theirs.structural))
+
     def summary_row(self) -> dict[str, Any]:
         """A compact, picklable digest of this evaluation (no messages), for aggregate()."""
         return {
@@ -163,6 +177,12 @@ class Evaluation:
             "facts": len(self.facts),
             "original_errors": dict(self.original_errors),
             "strategies": {name: outcome.row() for name, outcome in self.outcomes.items()},
+            "structural": {
+                name: summary(outcome.structural)
+                for name, outcome in self.outcomes.items()
+                if outcome.structural is not None
+            },
+            "structural_gap": self.structural_gap(),
             "judged": self.judgement.rows() if self.judgement is not None else None,
         }
 
@@ -335,6 +355,9 @@ def aggregate(digests: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         for category in CATEGORIES:
             values = [row[f"recall_{category}"] for row in rows]
             entry[f"recall_{category}"] = _mean([v for v in values if v is not None])
+        for column in STRUCTURAL_COLUMNS:
+            values = [row.get(column) for row in rows]
+            entry[column] = _mean([v for v in values if v is not None])
         for provider in PROVIDERS:
             entry[f"{provider}_failures"] = sum(1 for row in rows if row[f"{provider}_errors"])
         table.append(entry)

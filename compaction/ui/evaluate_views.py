@@ -18,12 +18,20 @@ import streamlit as st
 from compaction.commands.evaluate import collect_tasks, run_task
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
-from compaction.lab.evaluate import MATCHED, STRATEGY_NAMES, Evaluation, aggregate, evaluate
+from compaction.lab.evaluate import (
+    MATCHED,
+    STRATEGY_NAMES,
+    STRUCTURAL_COLUMNS,
+    Evaluation,
+    aggregate,
+    evaluate,
+)
 from compaction.lab.peers import PEER_NAMES
 from compaction.lab.probes import CATEGORIES
 from compaction.messages import Message
 from compaction.summarizers.factory import make_summarizer
 from compaction.ui.palette import NEUTRAL, PEER_COLORS, REGION_COLORS
+from compaction.ui.structural_views import loss_frame, session_frame, structural_label
 from compaction.ui.untrusted import md_escape
 from compaction.validate import PROVIDERS
 
@@ -175,14 +183,16 @@ EXTRACTIVE_NOTE = (
     "probes look for. It shows what the pipeline keeps within its budget, not how well a model "
     "would summarise. **recall (structural)** is the independent measure: facts defined by the "
     "transcript's structure alone (paths in tool arguments and commands, error lines of failed "
-    "calls, URLs, the user's rules and latest request), mined without the summariser's code; "
-    "the LLM summariser with the judged probe run of `compaction eval` is another."
+    "calls, URLs, the user's rules and latest request, paths found missing, early errors, "
+    "definitions written, skills, decisions with a reason), mined without the summariser's "
+    "code; the LLM summariser with the judged probe run of `compaction eval` is another."
 )
 
 STRUCTURAL_HELP = (
     "Share of facts defined by the transcript's structure (paths in tool arguments and command "
-    "lines, error lines of failed calls, URLs, the user's rule sentences, the latest request) "
-    "still present: mined without the summariser's patterns."
+    "lines, error lines of failed calls, URLs, the user's rule sentences, the latest request, "
+    "paths found missing, early errors, definitions written, skills, decisions with a reason) "
+    "still present: mined without the summariser's patterns. Per category below the table."
 )
 
 MATCHED_NOTE = (
@@ -251,6 +261,8 @@ def aggregate_frame(table: list[dict[str, Any]]) -> dict[str, list[Any]]:
     }
     for category in CATEGORIES:
         frame[category_label(category)] = [_round(row[f"recall_{category}"], 3) for row in table]
+    for column in STRUCTURAL_COLUMNS:
+        frame[structural_label(column)] = [_round(row.get(column), 3) for row in table]
     for provider in PROVIDERS:
         frame[f"{provider} rejects"] = [row[f"{provider}_failures"] for row in table]
     return frame
@@ -269,9 +281,12 @@ def _run_folder(folder: str, ratio: float, strategies: tuple[str, ...] = STRATEG
         digests.append(run_task(task))
         progress.progress(position / len(tasks), text=f"{position} / {len(tasks)} sessions")
     failed = [d for d in digests if "error" in d]
+    evaluated = [d for d in digests if "error" not in d]
     st.session_state[FOLDER_RESULTS_KEY] = {
         "folder": folder,
-        "table": aggregate(d for d in digests if "error" not in d),
+        "table": aggregate(evaluated),
+        "by_session": session_frame(evaluated),
+        "losses": loss_frame(evaluated),
         "sessions": len(digests) - len(failed),
         "warnings": warnings + [f"{d['source']}: {d['error']}" for d in failed],
     }
@@ -301,3 +316,13 @@ def folder_section(
     rows = [{**row, "recall": row["mean_recall"]} for row in table]
     st.plotly_chart(recall_scatter(rows, x="mean_savings_pct"), key="aggregate_scatter")
     st.caption(MATCHED_NOTE)
+    by_session = results.get("by_session")
+    if by_session and by_session["session"]:
+        st.markdown("**Per session: compaction / head-tail-matched** (structural recall)")
+        st.dataframe(by_session, hide_index=True, key="evaluate_by_session")
+        lost = results.get("losses") or []
+        if lost:
+            st.markdown(f"**Where compaction keeps less than head-tail-matched** ({len(lost)})")
+            st.dataframe(lost, hide_index=True, key="evaluate_losses")
+        else:
+            st.caption("Compaction keeps at least as much as head-tail-matched everywhere.")
