@@ -70,5 +70,15 @@ def test_a_folder_shows_the_pipeline_against_head_tail_per_session(tmp_path: Pat
         f"{rows['compaction']['recall_structural']:.2f} / "
         f"{rows['head-tail-matched']['recall_structural']:.2f}"
     )
-    losses = dataframe_with(at, "lost facts [message index]")
-    assert "definitions" in list(losses["figure"])
+    behind = [
+        column
+        for column in rows["compaction"]
+        if column.startswith("recall_structural_")
+        and (rows["compaction"][column] or 0) < (rows["head-tail-matched"][column] or 0)
+    ]
+    if behind:
+        losses = dataframe_with(at, "lost facts [message index]")
+        assert len(losses["figure"]) >= len(behind)
+    else:
+        captions = [str(c.value) for c in at.caption]
+        assert "Compaction keeps at least as much as head-tail-matched everywhere." in captions

@@ -17,6 +17,7 @@ from compaction.messages import parse_arguments
 from compaction.redact import redact
 from compaction.summarizers.extractive import text as tx
 from compaction.summarizers.extractive.cache import FactCache, register
+from compaction.summarizers.extractive.definitions import definitions
 from compaction.summarizers.extractive.findings import (
     ERROR_LINES_PER_FAILURE,
     command_key,
@@ -25,6 +26,7 @@ from compaction.summarizers.extractive.findings import (
     failure_lines,
     identifier_kind,
     identifier_label,
+    missing_path_lines,
     window,
 )
 from compaction.summarizers.extractive.shell_files import changes, command_effects, patch_effects
@@ -194,6 +196,8 @@ class CallFacts(NamedTuple):
     effect: CommandEffect | None
     targets: tuple[str, ...] = ()  # a test command's targets: what a success must cover
     exit_code: int | None = None
+    #: (path, what it defines) for the text the call wrote (definitions.py)
+    defines: tuple[tuple[str, str], ...] = ()
 
 
 def _kind(name: str, arguments: dict[str, Any]) -> str | None:
@@ -216,6 +220,8 @@ def _failed(kind: str | None, output: str, code: int | None) -> bool:
     head = output[:300].lstrip().lower()
     if head.startswith(("<tool_use_error>", "error", "fatal", "traceback")):
         return True
+    if kind == "terminal" and missing_path_lines(output):
+        return True  # `ls: cannot access 'src/lib': No such file…` with no exit code shown
     return (
         kind == "terminal"
         and any(word in output for word in _FAILURE_WORDS)
@@ -309,7 +315,7 @@ def _call_facts(name: str, raw: str, output: str | None, one_liner: str | None) 
     if output is None:
         line = summarize_tool_output(name, shown, "").split(" (", 1)[0]
         line = line.split(" -> ", 1)[0] + " (no result yet)"
-        return CallFacts(*head, True, line, False, "", (), None)
+        return CallFacts(*head, True, line, False, "", (), None, defines=_defines(arguments))
     seen = window(output)
     # Most outputs never mention an exit code; a substring test spares them the regex.
     code = exit_code(seen) if "xit" in seen or "XIT" in seen else None
@@ -324,7 +330,13 @@ def _call_facts(name: str, raw: str, output: str | None, one_liner: str | None) 
     targets = command_targets(command) if command and is_test_command(command) else ()
     if code is None and kind == "terminal":
         code = exit_status(seen[:2_000]) if "xit" in seen else None
-    return CallFacts(*head, False, line, failed, key, errors, effect, targets, code)
+    defines = () if failed else _defines(arguments)  # a failed write defined nothing
+    return CallFacts(*head, False, line, failed, key, errors, effect, targets, code, defines)
+
+
+def _defines(arguments: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """What the text a call wrote defines; a code-mode cell's calls are read inside it."""
+    return definitions(arguments)
 
 
 _JSON_ESCAPES = (("\\n", "\n"), ("\\t", "\t"), ('\\"', '"'))

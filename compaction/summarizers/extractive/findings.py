@@ -50,6 +50,7 @@ class FileRecord:
     verbs: list[str]
     last_index: int
     indexes: list[int] = field(default_factory=list)  # every message that touched it
+    defines: dict[str, int] = field(default_factory=dict)  # signature or doc -> its message
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,25 @@ def _telling(line: str) -> int:
     return 2
 
 
+# A line saying a path does not exist: `ls: cannot access 'x': No such file or directory`,
+# `ENOENT: no such file or directory, open 'x'`, `cat: x: No such file or directory`.
+_MISSING_PATH = re.compile(
+    r"^[^\n]*(?:No such file or directory|cannot access|ENOENT|"
+    r"(?:[Pp]ath|[Ff]ile|[Dd]irectory) (?:'[^'\n]*' |\"[^\"\n]*\" |`[^`\n]*` )?does not exist)"
+    r"[^\n]*",
+    re.M,
+)
+_MISSING_WORDS = ("No such file", "cannot access", "ENOENT", "does not exist")
+
+
+def missing_path_lines(output: str) -> list[str]:
+    """The lines of `output` that say a path does not exist (what a next window must not try
+    again), each cut as error lines are."""
+    if not any(word in output for word in _MISSING_WORDS):
+        return []
+    return [cut(line.strip(), ERROR_MAX_CHARS) for line in _MISSING_PATH.findall(output)]
+
+
 def failure_lines(output: str) -> list[str]:
     """The exact error lines of a failed output, most telling first (the exception, the
     assertion, a FAILED line, the verdict, the exit status), at most ERROR_LINES_PER_FAILURE: the
@@ -146,6 +166,7 @@ def failure_lines(output: str) -> list[str]:
         found += [cut(line, ERROR_MAX_CHARS) for line in _RAISED.findall(output)]
     if "failed" in output and _counts_failures(output):
         found += [cut(line.strip(" =-|"), ERROR_MAX_CHARS) for line in _VERDICT.findall(output)]
+    found += missing_path_lines(output)
     unique = list(dict.fromkeys(line for line in found if line))
     # The latest of each kind: a traceback's last exception line is the one that was raised.
     ordered = sorted(unique, key=lambda line: (_telling(line), -output.rfind(line)))

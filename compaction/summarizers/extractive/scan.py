@@ -44,6 +44,8 @@ COMMAND_MAX_CHARS = 80
 #: session's text is tool output, and the identifiers that matter next are the recent ones.
 IDENTIFIER_SCAN_CHARS = 300_000
 SKIP_LINES = (DUPLICATE_MARKER, STUB_RESULT)
+#: What one file's line in Relevant Files lists of what it defines.
+MAX_DEFINITIONS_PER_FILE = 8
 #: Injected user turns whose error lines are a real failure, not the user's words about one.
 _FAILURE_CARRIERS = ("tool-result", "hook", "stop-hook")
 
@@ -78,6 +80,12 @@ class _Scanner:
         record.last_index = index
         if record.indexes[-1] != index:
             record.indexes.append(index)
+
+    def define(self, path: str, definition: str, index: int) -> None:
+        """`path` defines `definition` (a signature, or its doc line in quotes) as of `index`."""
+        record = self.findings.files.get(path.strip().strip("'\"`")) if path else None
+        if record is not None and len(record.defines) < MAX_DEFINITIONS_PER_FILE:
+            record.defines.setdefault(definition, index)
 
     # -- messages ----------------------------------------------------------------------------
     def user(self, index: int, message: Message) -> None:
@@ -166,6 +174,8 @@ class _Scanner:
             findings.todo_list_seen = True
         for path, verb in facts.touches:
             self.touch(path, verb, index)
+        for path, definition in facts.defines:
+            self.define(path or (facts.touches[0][0] if facts.touches else ""), definition, index)
         for path in facts.modified:
             self.state.modified(path, index)
         self._identifiers(index, facts.identifiers, prose=True)

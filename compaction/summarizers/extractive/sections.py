@@ -273,6 +273,7 @@ def _files(sections: Sections, findings: Findings, total: int) -> None:
     merged: dict[str, list[str]] = {}
     last: dict[str, int] = {}
     seen_in: dict[str, list[int]] = {}
+    defines: dict[str, dict[str, int]] = {}
     for record in records:
         target = record.path
         if not record.path.startswith(("/", "~")) and record.path in by_suffix:
@@ -282,12 +283,23 @@ def _files(sections: Sections, findings: Findings, total: int) -> None:
         verbs.extend(verb for verb in record.verbs if verb not in verbs)
         last[target] = max(last.get(target, 0), record.last_index)
         seen_in.setdefault(target, []).extend(record.indexes)
+        for definition, index in record.defines.items():
+            defines.setdefault(target, {}).setdefault(definition, index)
     for order, (path, verbs) in enumerate(merged.items()):
         best = max(_verb_priority(verb) for verb in verbs)
         priority = best + 10 * recency(last[path], total)
-        sections["Relevant Files"].append(
-            Item(f"{path} — {', '.join(verbs)}", priority, order, sources=limited(seen_in[path]))
-        )
+        text = f"{path} — {', '.join(verbs)}"
+        defined = defines.get(path, {})
+        if defined:
+            # What the file is for and what it defines: the next window asks "what does
+            # mint/2 take?" and cannot read the file's text back from a line count.
+            docs = [d for d in defined if d.startswith('"')]
+            names = [d for d in defined if not d.startswith('"')]
+            text += "".join(f": {doc}" for doc in docs[:1])
+            text += f"; defines {', '.join(names)}" if names else ""
+            priority += 2.0
+        sources = limited([*seen_in[path], *defined.values()])
+        sections["Relevant Files"].append(Item(text, priority, order, sources=sources))
 
 
 _CSS_WORDS = frozenset(

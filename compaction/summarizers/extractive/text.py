@@ -125,8 +125,25 @@ def first_sentences(text: str, count: int = 2, limit: int = 400) -> str:
     return cut_text(" ".join(found), limit) if found else cut_text(text, limit)
 
 
+# A choice or a refusal the assistant states with its reason ("Since it has been more than 24
+# hours, I am unable to cancel this reservation."): what the next window must not undo or redo.
+_DECIDER = re.compile(
+    r"\b(?:I'll|I will|let's|let me(?! know)|I'm going to|I am going to|"
+    r"I (?:cannot|can't|am unable to|won't|will not|am not able to)|"
+    r"we (?:cannot|can't|won't|will not)|(?:is|are) not (?:possible|allowed|eligible))\b",
+    re.I,
+)
+_REASON = re.compile(
+    r"\b(?:because|since|so that|given that|as it|as the|to avoid|in order to|due to)\b", re.I
+)
+
+
 def is_decision(sentence: str) -> bool:
-    return len(sentence) >= 20 and _DECISION.search(sentence) is not None
+    if len(sentence) < 20:
+        return False
+    if _DECISION.search(sentence) is not None:
+        return True
+    return _DECIDER.search(sentence) is not None and _REASON.search(sentence) is not None
 
 
 # A decision that names its object only by pointing back ("I'll go with option 3.", "I'll use
