@@ -23,8 +23,10 @@ from compaction.formats import (
     copilot_cli,
     gemini_cli,
     hermes,
+    iflow,
     openai,
     openhands,
+    qwen_code,
     sharegpt,
     swe_agent,
 )
@@ -33,6 +35,8 @@ from compaction.formats.source import Document, parse_text, read_source
 
 # Detection order: specific structures first, the generic message list last.
 MODULES: tuple[ModuleType, ...] = (
+    qwen_code,
+    iflow,
     claude_code,
     codex,
     copilot_cli,
