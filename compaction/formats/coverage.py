@@ -191,7 +191,7 @@ def _kind(record: Any) -> str:
 def _size(value: Any) -> int:
     try:
         return len(json.dumps(value, ensure_ascii=False))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return 0
 
 
@@ -209,15 +209,18 @@ def _line_of(text: str, record: Any) -> int | None:
 
 
 def _text_leaves(value: Any, out: list[str]) -> None:
-    if isinstance(value, str):
-        if len(value) >= MIN_LEAF and (" " in value or "\n" in value):
-            out.append(value)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _text_leaves(item, out)
-    elif isinstance(value, list):
-        for item in value:
-            _text_leaves(item, out)
+    """The strings of `value` that read as text, in order. A loop, not recursion: a hostile
+    file may nest deeper than Python's recursion limit."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if len(item) >= MIN_LEAF and (" " in item or "\n" in item):
+                out.append(item)
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
 
 
 # -- the messages' text, indexed by the pieces starting at each word ------------------------------
@@ -238,8 +241,8 @@ def _message_texts(conversations: Iterable[Conversation]) -> Iterator[str]:
                 yield arguments
                 try:
                     decoded = json.loads(arguments)
-                except ValueError:
-                    continue
+                except (ValueError, RecursionError):
+                    continue  # not JSON, or nested too deeply to decode: the raw text counts
                 values: list[str] = []
                 _text_leaves(decoded, values)
                 yield from values
