@@ -306,7 +306,11 @@ def written_paths(name: str, arguments: dict[str, Any], raw: str) -> list[str]:
             value = arguments.get(key)
             if isinstance(value, str) and value.strip():
                 return [value.strip()]
-        patch = arguments.get("input") or arguments.get("patch") or raw
+        # Codex's apply_patch takes `input`, OpenCode's `patchText`; the raw JSON is the last
+        # resort (its escaped newlines would run a path into the next line).
+        patch = (
+            arguments.get("input") or arguments.get("patch") or arguments.get("patchText") or raw
+        )
         return _APPLY_PATCH_FILE.findall(patch if isinstance(patch, str) else raw)
     if kind == "terminal":
         command = command_text(arguments)
