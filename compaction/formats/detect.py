@@ -21,6 +21,7 @@ from compaction.formats import (
     claude_code,
     codex,
     copilot_cli,
+    cursor,
     gemini_cli,
     hermes,
     iflow,
@@ -48,6 +49,7 @@ MODULES: tuple[ModuleType, ...] = (
     sharegpt,
     anthropic,
     openai,
+    cursor,
     aider,
 )
 FORMATS: tuple[str, ...] = tuple(module.NAME for module in MODULES)
