@@ -15,7 +15,8 @@ blocks, injected text. `resultDisplay` (what the terminal showed) is left out: t
 function response. The usage becomes `Conversation.calls`: iFlow's models are OpenAI-compatible
 and `input_tokens` is the whole prompt (no cache fields are recorded); a usage of 0 input and 0
 output tokens is a provider that reported none (iFlow's GLM proxy does), not a call of size 0,
-so it is left out. iFlow's own compression records are not documented; none is read as one.
+so it is left out. A record with Gemini's `usageMetadata` instead is read as Qwen Code's is.
+iFlow's own compression records are not documented; none is read as one.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from compaction.formats import claude_code
 from compaction.formats.claude_chain import CHAT_TYPES
 from compaction.formats.common import as_text
 from compaction.formats.conversation import Conversation, ModelCall
+from compaction.formats.qwen_code.records import usage_call
 from compaction.formats.source import Document
 
 NAME = "iflow"
@@ -149,6 +151,10 @@ def _calls(doc: Document, conversation: Conversation) -> list[ModelCall]:
         usage = usage if isinstance(usage, dict) else {}
         tokens_in, tokens_out = usage.get("input_tokens"), usage.get("output_tokens")
         if not isinstance(tokens_in, int) or not isinstance(tokens_out, int):
+            # Some builds record Gemini's usageMetadata instead, as Qwen Code does.
+            gemini = usage_call(record, position, line)
+            if gemini is not None and (gemini.input_tokens or gemini.output_tokens):
+                calls.append(gemini)
             continue
         if tokens_in == 0 and tokens_out == 0:
             continue

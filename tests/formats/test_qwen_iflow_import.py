@@ -136,3 +136,19 @@ def test_iflow_usage_of_zero_is_no_usage() -> None:
     (call,) = conversation.calls  # the two 0/0 usages are a proxy that reported none
     assert (call.position, call.input_tokens, call.output_tokens) == (5, 16_472, 224)
     assert (call.model, call.line, call.call_id) == ("glm-4.7", 6, "msg-3")
+
+
+def test_iflow_usage_metadata_is_read_when_there_is_no_anthropic_usage(tmp_path: Any) -> None:
+    records = _records(IFLOW)
+    last = records[-1]["message"]
+    del last["usage"]
+    records[-1]["usageMetadata"] = {
+        "promptTokenCount": 16472,
+        "candidatesTokenCount": 224,
+        "cachedContentTokenCount": 16000,
+        "totalTokenCount": 16696,
+    }
+    path = tmp_path / "session-1.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    (call,) = load_conversation(path).calls
+    assert (call.position, call.input_tokens, call.cache_read_tokens) == (5, 16_472, 16_000)
