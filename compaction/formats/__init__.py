@@ -56,8 +56,8 @@ def load_conversations(source: Any, format: str = "auto") -> list[Conversation]:
                 continue
             try:
                 attempts.append((module, *_import(module, document)))
-            except FormatError:
-                continue
+            except (FormatError, *IMPORT_FAILURES):
+                continue  # this format does not read it either; the others are judged
     module, conversations, coverage = max(attempts, key=lambda a: _score(a[1], a[2]))
     if module is not first:
         note = (
@@ -155,6 +155,10 @@ def load_conversation(source: Any, format: str = "auto", index: int = 0) -> Conv
     return conversations[index]
 
 
+#: What an importer raises on a shape it does not expect (reported, never a traceback).
+IMPORT_FAILURES = (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError)
+
+
 def load_for_cli(path: Any, fmt: str | None = "auto", index: int | None = None) -> Conversation:
     """What the CLI commands call: FormatError (never another exception) with a usable message.
 
@@ -168,7 +172,7 @@ def load_for_cli(path: Any, fmt: str | None = "auto", index: int | None = None) 
         conversations = load_conversations(path, format=fmt)
     except FormatError:
         raise
-    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+    except IMPORT_FAILURES as exc:
         # An importer met a shape it does not expect: report it, do not crash.
         raise FormatError(f"cannot import: {type(exc).__name__}: {exc}", source=str(path)) from exc
     chosen = 0 if index is None else index

@@ -146,3 +146,17 @@ def test_a_condensed_context_is_a_recorded_compaction_with_its_size_and_cost() -
     # No provider recorded: the Anthropic reading, said aloud.
     assert any("read the Anthropic way" in w for w in conversation.warnings)
     assert conversation.metadata["cwd"] == "/srv/lambda"
+
+
+def test_a_result_no_call_waits_for_is_still_the_tools_text_not_the_users(tmp_path: Path) -> None:
+    # An XML tool this importer does not know is left in the text; its result then answers no
+    # call, and must not read as the user's latest request.
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nTidy the repo.\n</task>"}]},
+        {"role": "assistant", "content": "<tidy_up>\n<path>.</path>\n</tidy_up>"},
+        {"role": "user", "content": [{"type": "text", "text": "[tidy_up for '.'] Result:\nDone."}]},
+    ]
+    (tmp_path / "api_conversation_history.json").write_text(json.dumps(history))
+    conversation = load_conversation(tmp_path)
+    assert conversation.messages[-1]["injected"] == "tool-result"
+    assert last_user_index(conversation.messages) == 0

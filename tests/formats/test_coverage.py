@@ -135,3 +135,20 @@ def test_the_measure_reads_a_json_object_by_its_largest_array_whatever_the_impor
     assert (unread.where, unread.kind) == (f"messages[2] (line {unread.line})", "assistant")
     assert document.text.splitlines()[unread.line - 1].strip().startswith('"text": "An answer')
     assert 0.5 < coverage.share < 1
+
+
+def test_a_format_that_fails_on_the_file_does_not_stop_the_others_being_judged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def empty(doc: Any) -> list[Conversation]:
+        return [Conversation(messages=[{"role": "user", "content": ""}], format="greedy")]
+
+    def broken(doc: Any) -> list[Conversation]:
+        raise KeyError("message")
+
+    greedy = SimpleNamespace(NAME="greedy", sniff=lambda doc: (True, "claims all"), load=empty)
+    fragile = SimpleNamespace(NAME="fragile", sniff=lambda doc: (True, "claims all"), load=broken)
+    modules = (greedy, fragile, *detect_module.MODULES)
+    monkeypatch.setattr(detect_module, "MODULES", modules)
+    monkeypatch.setattr("compaction.formats.MODULES", modules)
+    assert load_conversations(DATA / "qwen_code_session.jsonl")[0].format == "qwen-code"

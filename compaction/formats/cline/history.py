@@ -212,6 +212,8 @@ class Builder:
             self.cwd = found.group("cwd").strip() if found else None
         stripped = text.lstrip()
         kind = next((kind for opening, kind in HARNESS if stripped.startswith(opening)), None)
+        if RESULT.match(text) or REFUSED.match(text):
+            kind = "tool-result"  # a result no open call was waiting for: still the tool's text
         words = WORDS.search(text)
         if words is not None:
             # The wrapper tags are Cline's markup around the words, not text of either side.
