@@ -160,3 +160,35 @@ def test_a_result_no_call_waits_for_is_still_the_tools_text_not_the_users(tmp_pa
     conversation = load_conversation(tmp_path)
     assert conversation.messages[-1]["injected"] == "tool-result"
     assert last_user_index(conversation.messages) == 0
+
+
+def test_a_call_left_without_result_is_answered_before_the_users_words(tmp_path: Path) -> None:
+    history = [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "<task>\nCheck both files.\n</task>"}],
+        },
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": "a", "name": "read_file", "input": {"path": "a.py"}},
+                {"type": "tool_use", "id": "b", "name": "read_file", "input": {"path": "b.py"}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "[read_file for 'a.py'] Result:\nprint('a')"},
+                {"type": "text", "text": "[Response interrupted by user]"},
+            ],
+        },
+        {"role": "assistant", "content": "Stopping here."},
+    ]
+    (tmp_path / "api_conversation_history.json").write_text(json.dumps(history))
+    conversation = load_conversation(tmp_path)
+    assert roles(conversation) == ["user", "assistant", "tool", "tool", "user", "assistant"]
+    assert conversation.messages[3]["content"] == "(no result recorded for this call)"
+    assert conversation.messages[4]["injected"] == "interruption"
+    defined, answered = assert_paired(conversation.messages)
+    assert defined == answered == {"a", "b"}
+    assert any("had no result in the next user message" in w for w in conversation.warnings)

@@ -100,6 +100,14 @@ def load(doc: Document) -> list[Conversation]:
     return [_task(doc, folder)]
 
 
+def _line_of(text: str, summary: str | None) -> int | None:
+    """The line of the history file where a condensed summary is written."""
+    if not text or not summary:
+        return None
+    position = text.find(json.dumps(summary, ensure_ascii=False)[1:60])
+    return text.count("\n", 0, position) + 1 if position >= 0 else None
+
+
 def _sibling(folder: Path | None, name: str, warnings: list[str]) -> Any:
     if folder is None or not (folder / name).is_file():
         return None
@@ -133,6 +141,8 @@ def _task(doc: Document, folder: Path | None) -> Conversation:
     warnings += usage.warnings
     for compaction, before in zip(builder.compactions, usage.condensed, strict=False):
         compaction.tokens_before = before
+    for compaction in builder.compactions:
+        compaction.line = _line_of(doc.text, compaction.summary)
     metadata: dict[str, Any] = {"agent": agent}
     if folder is not None:
         metadata["task_id"] = folder.name

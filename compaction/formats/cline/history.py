@@ -124,7 +124,6 @@ class Builder:
                     position=len(self.messages) - 1,
                     agent=self.agent,
                     summary=text or None,
-                    line=index,
                 )
             )
 
@@ -187,7 +186,7 @@ class Builder:
                 rest = text[header.end() :] if RESULT.match(text) else text
                 current = [rest] if rest.strip() else []
                 results.append((answered, current))
-            elif current is not None and not text.lstrip().startswith(ENVIRONMENT):
+            elif current is not None and not _opens_harness_text(text):
                 current.append(text)
             else:
                 current = None
@@ -202,6 +201,7 @@ class Builder:
                 spoken.insert(0, {"role": "user", "content": words.group("words").strip()})
                 body = (body[: words.start()] + body[words.end() :]).strip()
             self.messages.append(tool_message(call_id, body))
+        self.close_calls(index)  # before the user's words: results follow their calls
         if images:
             spoken.append({"role": "user", "content": images})
         self.messages.extend(spoken)
@@ -238,6 +238,14 @@ class Builder:
                 f"{self.xml_calls} tool call(s) written as XML in the assistant's text (Cline's "
                 "older tool format) imported as tool calls"
             )
+
+
+def _opens_harness_text(text: str) -> bool:
+    """A block that is not part of the result before it: Cline's own text, or the user's."""
+    stripped = text.lstrip()
+    return stripped.startswith(tuple(opening for opening, _ in HARNESS)) or stripped.startswith(
+        ("<task>", "<user_message>")
+    )
 
 
 def _block_text(content: Any) -> Any:
