@@ -152,3 +152,20 @@ def test_iflow_usage_metadata_is_read_when_there_is_no_anthropic_usage(tmp_path:
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     (call,) = load_conversation(path).calls
     assert (call.position, call.input_tokens, call.cache_read_tokens) == (5, 16_472, 16_000)
+
+
+def test_qwen_code_calls_a_cancelled_turn_left_open_are_answered_before_it_goes_on(
+    tmp_path: Any,
+) -> None:
+    # The shell call's result was never recorded (a cancelled call) and the model went on.
+    kept = [r for r in _records(QWEN) if r["uuid"] != "00000000-0000-4000-8000-000000000018"]
+    for previous, record in itertools.pairwise(kept):
+        record["parentUuid"] = previous["uuid"]
+    path = tmp_path / "chat.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    conversation = load_conversation(path)
+    defined, answered = assert_paired(conversation.messages)
+    assert defined == answered
+    closed = next(m for m in conversation.messages if m.get("tool_call_id") == "call_shell_1")
+    assert closed["content"] == "(no result recorded for this call)"
+    assert any("a cancelled turn" in w for w in conversation.warnings)

@@ -52,6 +52,7 @@ class Mapper:
     compress_typed: bool = False  # a `/compress` since the last user message
     title: str | None = None
     unmatched: list[int] = field(default_factory=list)
+    unanswered: list[int] = field(default_factory=list)  # lines where open calls were closed
 
     def add(self, line: int, record: dict[str, Any]) -> None:
         kind = record.get("type")
@@ -91,6 +92,7 @@ class Mapper:
             self.report.skip("user (empty)", "a user record with no text", line)
             self.report.imported -= 1
             return
+        self.close_calls(line)
         content: Any = words
         if images:
             content = [{"type": "text", "text": words}, *images] if words else images
@@ -99,10 +101,10 @@ class Mapper:
             # The files an @-mention read: sent by the harness beside the user's words.
             text = "".join(referenced).strip()
             self.messages.append(mark_injected({"role": "user", "content": text}, "context"))
-        self.open_calls = {}
         self.compress_typed = False
 
     def assistant(self, line: int, record: dict[str, Any]) -> None:
+        self.close_calls(line)
         model = record.get("model")
         if isinstance(model, str):
             self.metadata.setdefault("model", model)
@@ -185,6 +187,15 @@ class Mapper:
         reason = SKIP_REASONS.get(kind, "session bookkeeping, not conversation")
         self.report.skip(kind, reason, line)
 
+    def close_calls(self, line: int) -> None:
+        """Answer the calls a cancelled turn left open before the conversation goes on, so that
+        it stays one a provider accepts (said in a warning)."""
+        for call_id in self.open_calls:
+            self.messages.append(tool_message(call_id, "(no result recorded for this call)"))
+        if self.open_calls:
+            self.unanswered.append(line)
+        self.open_calls = {}
+
     def telemetry(self, line: int, event: dict[str, Any], when: Any) -> None:
         call = telemetry_call(event, len(self.messages), line, when)
         if self.pending is not None and self.pending_input in (None, call.input_tokens):
@@ -199,6 +210,7 @@ class Mapper:
         history = payload.get("compressedHistory")
         summary = content_parts_text(history[0]) if isinstance(history, list) and history else ""
         tokens = info.get("originalTokenCount")
+        self.close_calls(line)
         self.compactions.append(
             RecordedCompaction(
                 position=len(self.messages),
@@ -212,7 +224,6 @@ class Mapper:
         if summary:
             # The context the model went on from: the summary, as the harness sent it.
             self.messages.append(mark_injected({"role": "user", "content": summary}, "compaction"))
-        self.open_calls = {}
         self.report.skip(
             "system/chat_compression",
             "a compaction (listed in compactions; its summary is imported as a user message)",
@@ -248,6 +259,11 @@ def load_recording(doc: Document) -> Conversation:
         mapper.warnings.append(
             f"the chain of parentUuid links breaks at {len(chain.broken)} record(s) whose parent "
             "is not in the file; only the part after the break is imported"
+        )
+    if mapper.unanswered:
+        mapper.warnings.append(
+            f"{line_list(mapper.unanswered)}: the conversation went on while tool calls had no "
+            'result (a cancelled turn); they are answered "(no result recorded for this call)"'
         )
     if mapper.unmatched:
         mapper.warnings.append(
