@@ -77,7 +77,7 @@ def _count(count: int, noun: str) -> str:
 
 
 @click.command("validate")
-@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
+@click.argument("input_path", metavar="INPUT", type=click.Path())
 @click.option(
     "--provider",
     type=click.Choice(PROVIDERS),

@@ -192,3 +192,19 @@ def test_a_call_left_without_result_is_answered_before_the_users_words(tmp_path:
     defined, answered = assert_paired(conversation.messages)
     assert defined == answered == {"a", "b"}
     assert any("had no result in the next user message" in w for w in conversation.warnings)
+
+
+def test_the_command_line_opens_a_task_folder() -> None:
+    from click.testing import CliRunner
+
+    from compaction.cli import main
+
+    inspected = CliRunner().invoke(main, ["inspect", str(CLINE)])
+    assert inspected.exit_code == 0, inspected.output
+    assert "Add a --verbose flag" in inspected.output
+    audited = CliRunner().invoke(main, ["audit", str(ROO)])
+    assert audited.exit_code == 0, audited.output
+    assert "compaction 1: Cline, unknown, at message 8" in audited.output
+    refused = CliRunner().invoke(main, ["validate", str(DATA)])
+    assert refused.exit_code == 2
+    assert "neither a Cline/Roo/Kilo task folder" in refused.output
