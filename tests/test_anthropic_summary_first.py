@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus_paths import corpus_files as all_corpus_files
 
 from compaction import CompactionConfig, Compactor, load_conversations
 from compaction.samples import list_samples, load_sample
@@ -25,8 +26,8 @@ def _sample_conversations() -> list[tuple[str, list[dict[str, Any]]]]:
 
 def _corpus_conversations() -> list[tuple[str, list[dict[str, Any]]]]:
     found = []
-    for path in sorted(CORPUS.iterdir()):
-        if path.name.startswith(".") or path.name == "README.md":
+    for path in all_corpus_files():
+        if path.name.startswith("."):
             continue
         for position, conversation in enumerate(load_conversations(path)):
             found.append((f"{path.name}#{position}", conversation.messages))

@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from corpus_paths import corpus_files as all_corpus_files
+from corpus_paths import corpus_path
 
 from compaction import CompactionConfig
 from compaction.errors import FormatError
@@ -19,11 +21,7 @@ from compaction.formats import load_conversations
 from compaction.lab.timeline import simulate
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-FILES = (
-    sorted(p.name for p in CORPUS.iterdir() if p.is_file() and p.name != "README.md")
-    if CORPUS.is_dir()
-    else []
-)
+FILES = [p.name for p in all_corpus_files()]
 WINDOWS = (8_000, 16_000, 32_000)
 
 
@@ -31,7 +29,7 @@ WINDOWS = (8_000, 16_000, 32_000)
 @pytest.mark.parametrize("name", FILES or ["(no corpus)"])
 def test_no_turn_after_a_compaction_is_over_the_window(name: str) -> None:
     try:
-        conversations = load_conversations(CORPUS / name)
+        conversations = load_conversations(corpus_path(name))
     except FormatError as exc:
         pytest.skip(f"{name} does not import yet: {exc}")
     for number, conversation in enumerate(conversations):

@@ -3,9 +3,11 @@ and that they stay fast on large outputs."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from compaction.text_patterns import error_lines, identifiers
+from compaction.text_patterns import error_lines, identifiers, written_paths
 
 
 @pytest.mark.parametrize(
@@ -93,3 +95,13 @@ def test_scanners_are_fast_on_large_outputs() -> None:
 def test_pytest_failure_explanations_are_error_lines() -> None:
     text = "tests/test_x.py F\nE       KeyError: 'stripe_signature'\n1 failed in 0.1s\n"
     assert "KeyError: 'stripe_signature'" in error_lines(text)
+
+
+def test_opencodes_apply_patch_names_the_file_it_writes() -> None:
+    # OpenCode's apply_patch takes `patchText`; read from the raw JSON, the path ran on into the
+    # patch through the escaped newlines ("/w/TODO.md\\n@@\\n").
+    arguments = {
+        "patchText": "*** Begin Patch\n*** Update File: /w/TODO.md\n@@\n-a\n+b\n*** End Patch"
+    }
+    raw = json.dumps(arguments)
+    assert written_paths("apply_patch", arguments, raw) == ["/w/TODO.md"]

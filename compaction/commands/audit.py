@@ -79,7 +79,7 @@ def _block(number: int, event: AuditEvent) -> list[str]:
 
 
 @click.command("audit")
-@click.argument("input_path", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("input_path", metavar="FILE", type=click.Path(path_type=Path))
 @source_options
 @click.option(
     "--json",

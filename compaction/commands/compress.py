@@ -88,7 +88,7 @@ def config_options(function: Any) -> Any:
 
 
 @click.command("compress")
-@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("input_path", metavar="INPUT", type=click.Path(path_type=Path))
 @click.option(
     "-o",
     "--output",
@@ -256,7 +256,7 @@ def _preview(text: str, width: int) -> str:
 
 
 @click.command("inspect")
-@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("input_path", metavar="INPUT", type=click.Path(path_type=Path))
 @config_options
 @click.option("--width", type=int, default=60, show_default=True, help="Preview width.")
 def inspect_command(

@@ -24,7 +24,7 @@ from compaction.formats import EXPORT_FORMATS, dump_conversation
 
 
 @click.command("convert")
-@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("input_path", metavar="INPUT", type=click.Path(path_type=Path))
 @click.option(
     "--to", "target", type=click.Choice(EXPORT_FORMATS), required=True, help="Output format."
 )

@@ -48,7 +48,8 @@ def _when(mtime: float) -> str:
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per session.")
 def sessions_command(agents: tuple[str, ...], limit: int, no_count: bool, as_json: bool) -> None:
     """List the agent sessions on this machine (Claude Code, Codex, Gemini CLI, hermes, Copilot
-    CLI), newest first, with messages, tokens and the compactions the agent recorded."""
+    CLI, Qwen Code, iFlow CLI, OpenCode, Cline, Roo Code, Kilo Code), newest first, with messages,
+    tokens and the compactions the agent recorded."""
     found = list_sessions(agents or None)
     if limit > 0:
         found = found[:limit]

@@ -91,7 +91,7 @@ def closing_line(timeline: Timeline) -> str:
 
 
 @click.command("simulate")
-@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("input_path", metavar="INPUT", type=click.Path(path_type=Path))
 @click.option(
     "--context-length",
     type=int,

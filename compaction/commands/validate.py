@@ -55,13 +55,18 @@ def _load_messages(
     repair made): a file imported first is checked as the engine receives it, and the user is
     told what was left out of it, never "36 messages" in silence."""
     source = Path(path)
-    try:
-        text = source.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CompactionError(f"{path}: cannot read the file ({exc.strerror or exc})") from exc
-    except UnicodeDecodeError as exc:
-        raise CompactionError(f"{path}: not UTF-8 text ({exc.reason})") from exc
-    if source_format in ("auto", "openai") and index is None:
+    text = None
+    # A folder, a database address (`opencode.db#ses_…`) or a session id is the loader's to
+    # open (formats/folders.py); only a file is read here.
+    address = not source.exists() and ("#" in path or path.startswith("ses_"))
+    if not source.is_dir() and not address:
+        try:
+            text = source.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise CompactionError(f"{path}: cannot read the file ({exc.strerror or exc})") from exc
+        except UnicodeDecodeError:
+            text = None  # a database, or not text at all: the loader says which
+    if text is not None and source_format in ("auto", "openai") and index is None:
         try:
             canonical = _canonical(json.loads(text))
         except (ValueError, RecursionError):
@@ -77,7 +82,7 @@ def _count(count: int, noun: str) -> str:
 
 
 @click.command("validate")
-@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
+@click.argument("input_path", metavar="INPUT", type=click.Path())
 @click.option(
     "--provider",
     type=click.Choice(PROVIDERS),

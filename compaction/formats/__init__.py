@@ -13,26 +13,103 @@ from typing import Any
 from compaction.errors import FormatError, InvalidConversationError
 from compaction.formats.common import mark_injected_messages
 from compaction.formats.conversation import Conversation, ImportReport, RecordedCompaction
+from compaction.formats.coverage import Coverage, has_content, measure
 from compaction.formats.detect import (
     FORMATS,
+    MODULES,
     Detection,
     as_document,
     detect_format,
     module_for,
 )
 from compaction.formats.exporters import EXPORT_FORMATS, dump_conversation
+from compaction.formats.source import Document
 from compaction.message_input import validate_messages
 
 
 def load_conversations(source: Any, format: str = "auto") -> list[Conversation]:
-    """Every conversation in `source` (a path, bytes, text, or a parsed JSON value)."""
+    """Every conversation in `source` (a path, bytes, text, or a parsed JSON value).
+
+    Whatever the format, the import is checked against the file (`formats/coverage.py`): an
+    import whose messages hold nothing is an error, one that holds less than half of the file's
+    text is a warning, both naming the records that were not read. With `format="auto"`, a
+    format that recognised the file but read too little of it gives way to any other format
+    that recognises it and reads more, and the import says so.
+    """
     document = as_document(source)
-    name = detect_format(document).name if format == "auto" else module_for(format).NAME
-    module = module_for(name)
     if format != "auto":
+        module = module_for(format)
         matched, reason = module.sniff(document)
         if not matched:
-            raise FormatError(f"not {name} content: {reason}", source=document.name)
+            raise FormatError(f"not {module.NAME} content: {reason}", source=document.name)
+        conversations, coverage = _import(module, document)
+        return _judged(module.NAME, document, conversations, coverage)
+    name = detect_format(document).name
+    first = module_for(name)
+    attempts = [(first, *_import(first, document))]
+    if _wanting(attempts[0][1], attempts[0][2]):
+        # Recognised by its keys, but the text is not in the messages: any other format that
+        # recognises the file is given the chance to read it (MODULES order, most specific
+        # first), and the one that reads most is kept.
+        for module in MODULES[MODULES.index(first) + 1 :]:
+            if not module.sniff(document)[0]:
+                continue
+            try:
+                attempts.append((module, *_import(module, document)))
+            except (FormatError, *IMPORT_FAILURES):
+                continue  # this format does not read it either; the others are judged
+    module, conversations, coverage = max(attempts, key=lambda a: _score(a[1], a[2]))
+    if module is not first:
+        note = (
+            f"read as {module.NAME}: the {first.NAME} importer, which recognised the file "
+            f"first, read {attempts[0][2].share:.0%} of its text"
+        )
+        conversations[0].warnings.insert(0, note)
+    return _judged(module.NAME, document, conversations, coverage)
+
+
+def _import(module: Any, document: Document) -> tuple[list[Conversation], Coverage]:
+    """The module's conversations, checked and finished, and how much of the file they read."""
+    conversations = _finish(module, document)
+    return conversations, measure(document, conversations)
+
+
+def _wanting(conversations: list[Conversation], coverage: Coverage) -> bool:
+    return coverage.low or not _any_content(conversations)
+
+
+def _score(conversations: list[Conversation], coverage: Coverage) -> tuple[bool, float]:
+    return _any_content(conversations), coverage.share
+
+
+def _any_content(conversations: list[Conversation]) -> bool:
+    return any(has_content(m) for c in conversations for m in c.messages)
+
+
+def _judged(
+    name: str, document: Document, conversations: list[Conversation], coverage: Coverage
+) -> list[Conversation]:
+    """The conversations, or the error an import that read nothing is; a low read share is a
+    warning naming what was not read."""
+    unread = "; ".join(coverage.unread_lines()) or "no record holds text the messages could show"
+    if not _any_content(conversations):
+        count = sum(len(c.messages) for c in conversations)
+        raise FormatError(
+            f"the {name} importer read nothing of this file: its {count} message(s) hold no "
+            f"text, tool call or image. Records whose text is not in them: {unread}",
+            source=document.name,
+        )
+    if coverage.low:
+        conversations[0].warnings.insert(
+            0,
+            f"only {coverage.summary()}; the {name} importer did not read these records: {unread}",
+        )
+    return conversations
+
+
+def _finish(module: Any, document: Document) -> list[Conversation]:
+    """What every importer's conversations go through: validity, injected marks, the report."""
+    name = module.NAME
     conversations: list[Conversation] = module.load(document)
     finished = []
     for position, conversation in enumerate(conversations):
@@ -78,6 +155,10 @@ def load_conversation(source: Any, format: str = "auto", index: int = 0) -> Conv
     return conversations[index]
 
 
+#: What an importer raises on a shape it does not expect (reported, never a traceback).
+IMPORT_FAILURES = (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError)
+
+
 def load_for_cli(path: Any, fmt: str | None = "auto", index: int | None = None) -> Conversation:
     """What the CLI commands call: FormatError (never another exception) with a usable message.
 
@@ -91,7 +172,7 @@ def load_for_cli(path: Any, fmt: str | None = "auto", index: int | None = None) 
         conversations = load_conversations(path, format=fmt)
     except FormatError:
         raise
-    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+    except IMPORT_FAILURES as exc:
         # An importer met a shape it does not expect: report it, do not crash.
         raise FormatError(f"cannot import: {type(exc).__name__}: {exc}", source=str(path)) from exc
     chosen = 0 if index is None else index

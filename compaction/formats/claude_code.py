@@ -68,6 +68,13 @@ def sniff(doc: Document) -> tuple[bool, str]:
     keyed = [r for r in chat if isinstance(r.get("message"), dict) and "uuid" in r]
     if len(keyed) < len(chat):
         return False, "user/assistant records lack `uuid` and a `message` object"
+    # The keys alone are not enough: Qwen Code and iFlow write the same envelope. Only a
+    # `message.content` is something this importer reads.
+    readable = [r for r in keyed if isinstance(r["message"].get("content"), str | list)]
+    if not readable:
+        parts = sum(1 for r in keyed if isinstance(r["message"].get("parts"), list))
+        held = f" ({parts} hold Gemini-style `message.parts`)" if parts else ""
+        return False, f"no user/assistant record has a `message.content` to read{held}"
     return True, f"{len(chat)} user/assistant records with `uuid`/`parentUuid` and `message`"
 
 

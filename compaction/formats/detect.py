@@ -19,31 +19,42 @@ from compaction.formats import (
     anthropic,
     antigravity,
     claude_code,
+    cline,
     codex,
     copilot_cli,
+    cursor,
     gemini_cli,
     hermes,
+    iflow,
     openai,
+    opencode,
     openhands,
+    qwen_code,
     sharegpt,
     swe_agent,
 )
 from compaction.formats.conversation import Conversation
+from compaction.formats.folders import open_location
 from compaction.formats.source import Document, parse_text, read_source
 
 # Detection order: specific structures first, the generic message list last.
 MODULES: tuple[ModuleType, ...] = (
+    qwen_code,
+    iflow,
     claude_code,
     codex,
     copilot_cli,
     antigravity,
     gemini_cli,
+    opencode,
+    cline,
     openhands,
     swe_agent,
     hermes,
     sharegpt,
     anthropic,
     openai,
+    cursor,
     aider,
 )
 FORMATS: tuple[str, ...] = tuple(module.NAME for module in MODULES)
@@ -66,12 +77,15 @@ def module_for(name: str) -> ModuleType:
 
 
 def as_document(data: Any) -> Document:
-    """A Document from a Document, a source (path, bytes, text) or an already-parsed JSON value."""
+    """A Document from a Document, a source (path, bytes, text) or an already-parsed JSON value.
+
+    A folder, a database or a session id that holds a session is opened too (folders.py)."""
     if isinstance(data, Document):
         return data
     if isinstance(data, list | dict):
         return Document(text="", kind="json", value=data)
-    return read_source(data)
+    located = open_location(data)
+    return located if located is not None else read_source(data)
 
 
 def detect_format(data: Any) -> Detection:

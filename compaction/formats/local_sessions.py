@@ -10,7 +10,18 @@ have to know where each agent writes it. Each root can be moved with an environm
 - Gemini CLI: `~/.gemini/tmp/*/chats/*.json` and `*.jsonl`, `COMPACTION_LAB_GEMINI_DIR`;
 - hermes-agent: `~/.hermes/sessions/**/*.json`, `COMPACTION_LAB_HERMES_DIR`;
 - Copilot CLI: `~/.copilot/session-state/*.jsonl` and `*/events.jsonl`,
-  `COMPACTION_LAB_COPILOT_DIR`.
+  `COMPACTION_LAB_COPILOT_DIR`;
+- Qwen Code: `~/.qwen/projects/*/chats/*.jsonl`, `COMPACTION_LAB_QWEN_DIR`;
+- iFlow CLI: `~/.iflow/projects/*/session-*.jsonl`, `COMPACTION_LAB_IFLOW_DIR`;
+- OpenCode: its data folder (`$XDG_DATA_HOME/opencode`, `~/.local/share/opencode`),
+  `COMPACTION_LAB_OPENCODE_DIR`: the session files of `storage/session/*/` (up to 1.1) and the
+  sessions of `opencode.db` (1.2 on), each listed as `<db>#<session id>` (subagent sessions are
+  not listed);
+- Cline, Roo Code, Kilo Code: the VS Code extension's task folders
+  (`<VS Code user folder>/globalStorage/<extension>/tasks/*/api_conversation_history.json`),
+  `COMPACTION_LAB_CLINE_DIR`, `COMPACTION_LAB_ROO_DIR`, `COMPACTION_LAB_KILO_DIR` (point the
+  first at `~/.cline/data/tasks` for the Cline CLI).
+Cursor's chat exports are saved wherever the user put them: there is no folder to list.
 
 Listing only stats files. Messages, tokens and recorded compactions need an import, so they are
 counted on demand (`describe`) and cached by path, size and mtime, in memory and in a small JSON
@@ -21,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -39,6 +51,17 @@ class AgentRoot:
     patterns: tuple[str, ...]
 
 
+def _vscode_storage(extension: str) -> str:
+    """Where VS Code keeps an extension's global storage on this platform."""
+    if sys.platform == "darwin":
+        user = "~/Library/Application Support/Code/User"
+    elif sys.platform == "win32":
+        user = os.path.join(os.environ.get("APPDATA", "~/AppData/Roaming"), "Code", "User")
+    else:
+        user = os.path.join(os.environ.get("XDG_CONFIG_HOME", "~/.config"), "Code", "User")
+    return os.path.join(user, "globalStorage", extension, "tasks")
+
+
 ROOTS: tuple[AgentRoot, ...] = (
     AgentRoot("claude-code", "COMPACTION_LAB_CLAUDE_DIR", "~/.claude/projects", ("*/*.jsonl",)),
     AgentRoot("codex", "COMPACTION_LAB_CODEX_DIR", "~/.codex/sessions", ("**/rollout-*.jsonl",)),
@@ -55,8 +78,35 @@ ROOTS: tuple[AgentRoot, ...] = (
         "~/.copilot/session-state",
         ("*.jsonl", "*/events.jsonl"),
     ),
+    AgentRoot("qwen-code", "COMPACTION_LAB_QWEN_DIR", "~/.qwen/projects", ("*/chats/*.jsonl",)),
+    AgentRoot("iflow", "COMPACTION_LAB_IFLOW_DIR", "~/.iflow/projects", ("*/session-*.jsonl",)),
+    AgentRoot(
+        "opencode",
+        "COMPACTION_LAB_OPENCODE_DIR",
+        os.path.join(os.environ.get("XDG_DATA_HOME", "~/.local/share"), "opencode"),
+        ("storage/session/*/ses_*.json",),
+    ),
+    AgentRoot(
+        "cline",
+        "COMPACTION_LAB_CLINE_DIR",
+        _vscode_storage("saoudrizwan.claude-dev"),
+        ("*/api_conversation_history.json",),
+    ),
+    AgentRoot(
+        "roo-code",
+        "COMPACTION_LAB_ROO_DIR",
+        _vscode_storage("rooveterinaryinc.roo-cline"),
+        ("*/api_conversation_history.json",),
+    ),
+    AgentRoot(
+        "kilo-code",
+        "COMPACTION_LAB_KILO_DIR",
+        _vscode_storage("kilocode.kilo-code"),
+        ("*/api_conversation_history.json",),
+    ),
 )
 AGENTS = tuple(root.agent for root in ROOTS)
+TASK_FOLDER_AGENTS = ("cline", "roo-code", "kilo-code")
 
 
 @dataclass(frozen=True)
@@ -83,6 +133,11 @@ class SessionFacts:
 
 def root_of(root: AgentRoot) -> Path:
     return Path(os.path.expanduser(os.environ.get(root.variable) or root.default))
+
+
+def opencode_data() -> Path:
+    """OpenCode's data folder on this machine (storage/ and opencode.db are in it)."""
+    return root_of(next(root for root in ROOTS if root.agent == "opencode"))
 
 
 HEAD_BYTES = 256 * 1024
@@ -113,10 +168,14 @@ def _cwd_from_head(path: Path) -> str | None:
 def _project(root: AgentRoot, base: Path, path: Path) -> str:
     """The project a session belongs to: its recorded working directory, else the layout."""
     relative = path.relative_to(base)
-    if root.agent in ("claude-code", "codex"):
+    if root.agent in ("claude-code", "codex", "qwen-code", "iflow"):
         cwd = _cwd_from_head(path)
         if cwd is not None:
             return cwd
+    if root.agent == "opencode":
+        return _opencode_directory(path) or (relative.parts[2] if len(relative.parts) > 2 else "")
+    if root.agent in TASK_FOLDER_AGENTS:
+        return ""  # a task records its folder only in its messages' environment details
     if root.agent == "claude-code":
         # Claude Code names the folder after the working directory, `/` replaced by `-`.
         return relative.parts[0].replace("-", "/") if relative.parts else ""
@@ -125,6 +184,39 @@ def _project(root: AgentRoot, base: Path, path: Path) -> str:
     if root.agent == "copilot-cli" and path.name == "events.jsonl":
         return relative.parts[0]
     return str(relative.parent) if str(relative.parent) != "." else ""
+
+
+def _opencode_directory(path: Path) -> str | None:
+    """The project folder an OpenCode session file (a small JSON object) names."""
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    directory = info.get("directory") if isinstance(info, dict) else None
+    return directory if isinstance(directory, str) else None
+
+
+def _database_sessions(base: Path) -> list[SessionFile]:
+    """The sessions of OpenCode's `opencode.db`, as `<db>#<session id>` addresses."""
+    from compaction.formats.opencode.storage import DB_NAME, db_sessions, is_sqlite
+
+    db = base / DB_NAME
+    if not db.is_file() or not is_sqlite(db):
+        return []
+    try:
+        sessions = db_sessions(db)
+    except CompactionError:
+        return []  # a database OpenCode is migrating, or not OpenCode's: nothing to list
+    return [
+        SessionFile(
+            path=Path(session.address),
+            agent="opencode",
+            project=session.directory or "",
+            modified=session.updated,
+            size=0,
+        )
+        for session in sessions[:MAX_FILES_PER_AGENT]
+    ]
 
 
 def _is_session(root: AgentRoot, path: Path) -> bool:
@@ -164,6 +256,9 @@ def list_sessions(agents: tuple[str, ...] | None = None) -> list[SessionFile]:
                     modified=info.st_mtime,
                     size=info.st_size,
                 )
+        if root.agent == "opencode":
+            for session in _database_sessions(base):
+                found[session.path] = session
     return sorted(found.values(), key=lambda s: (-s.modified, str(s.path)))
 
 

@@ -46,6 +46,11 @@ AGENT_NAMES = {
     "hermes": "hermes",
     "gemini-cli": "Gemini CLI",
     "copilot-cli": "Copilot CLI",
+    "qwen-code": "Qwen Code",
+    "opencode": "OpenCode",
+    "cline": "Cline",
+    "roo-code": "Roo Code",
+    "kilo-code": "Kilo Code",
 }
 
 

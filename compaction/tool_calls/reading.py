@@ -28,8 +28,9 @@ from compaction.tool_calls.script import (
 #: Where a command is, in order (matched as `argument` matches: `CommandLine` is `commandline`).
 #: `input` is a custom tool's free text: a command, or a code-mode cell.
 COMMAND_KEYS = ("command", "cmd", "commandline", "script", "input")
-#: Where a patch body is (Codex's apply_patch: `{"input": "*** Begin Patch\n…"}`).
-PATCH_KEYS = ("input", "patch")
+#: Where a patch body is (Codex's apply_patch: `{"input": "*** Begin Patch\n…"}`; OpenCode's
+#: `patchText`).
+PATCH_KEYS = ("input", "patch", "patch_text")
 
 #: Shells whose last argument is the script they run, after `-c` (`-lc`, `-ec`…), PowerShell's
 #: `-Command` or cmd's `/c`.

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus_paths import corpus_files as all_corpus_files
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -341,10 +342,9 @@ def _compressed_outputs() -> list[tuple[str, list[dict[str, Any]]]]:
     outputs = []
     samples = [("repairing", repairing_conversation() * 4)]
     if CORPUS.is_dir():
-        for path in sorted(CORPUS.iterdir()):
-            if path.suffix in (".json", ".jsonl"):
-                for conversation in load_conversations(path):
-                    samples.append((path.name, conversation.messages))
+        for path in all_corpus_files((".json", ".jsonl")):
+            for conversation in load_conversations(path):
+                samples.append((path.name, conversation.messages))
     for name, messages in samples:
         for window in (2_000, 32_000):
             config = CompactionConfig(context_length=window, counter="rough")
@@ -382,9 +382,7 @@ def test_an_importers_output_remembered_as_checked_is_what_a_check_of_it_gives()
     if not CORPUS.is_dir():
         pytest.skip(f"corpus not found at {CORPUS}")
     loaded = 0
-    for path in sorted(CORPUS.iterdir()):
-        if path.suffix not in (".json", ".jsonl"):
-            continue
+    for path in all_corpus_files((".json", ".jsonl")):
         for conversation in load_conversations(path):
             messages = conversation.messages
             checked, repairs = validate_messages(messages)

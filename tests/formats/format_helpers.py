@@ -12,13 +12,15 @@ from compaction.messages import Message, tool_calls
 
 DATA = Path(__file__).resolve().parent / "data"
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+CORPUS_MORE = CORPUS.parent / "corpus-more"
 
 
 def corpus_file(name: str) -> Path:
-    path = CORPUS / name
-    if not path.exists():
-        pytest.skip(f"corpus file {path} is absent (a fresh clone has no ../shared/corpus)")
-    return path
+    """A file of ../shared/corpus or ../shared/corpus-more (skipped when neither has it)."""
+    for folder in (CORPUS, CORPUS_MORE):
+        if (folder / name).exists():
+            return folder / name
+    pytest.skip(f"corpus file {name} is absent (a fresh clone has no ../shared/corpus*)")
 
 
 def assert_paired(messages: list[Message], unique_ids: bool = True) -> tuple[set[str], set[str]]:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from format_helpers import DATA
 
 from compaction.cli import main
 from compaction.formats.local_sessions import (
@@ -137,6 +138,51 @@ def _copilot(root: Path) -> Path:
     )
 
 
+def _copy(source: Path, target: Path) -> Path:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(source.read_bytes())
+    return target
+
+
+def _qwen(root: Path) -> Path:
+    return _copy(DATA / "qwen_code_session.jsonl", root / "-home-dev-shop" / "chats" / "q1.jsonl")
+
+
+def _iflow(root: Path) -> Path:
+    name = "session-041101e6-2a7f-4dfd-90b0-57888a353f6a.jsonl"
+    return _copy(DATA / "iflow_session.jsonl", root / "-Users-dev-Code-notes" / name)
+
+
+def _opencode(root: Path) -> Path:
+    """The export fixture laid out as OpenCode 1.1's storage (one file per session, message,
+    part)."""
+    export = json.loads((DATA / "opencode_export.json").read_text())
+    info = export["info"]
+    storage = root / "storage"
+    for entry in export["messages"]:
+        message = entry["info"]
+        _write(storage / "message" / info["id"] / f"{message['id']}.json", message)
+        for part in entry["parts"]:
+            _write(storage / "part" / message["id"] / f"{part['id']}.json", part)
+    return _write(storage / "session" / info["projectID"] / f"{info['id']}.json", info)
+
+
+def _write(path: Path, value: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value))
+    return path
+
+
+def _task(folder: str) -> Any:
+    def build(root: Path) -> Path:
+        for name in ("api_conversation_history.json", "ui_messages.json", "task_metadata.json"):
+            if (DATA / folder / name).exists():
+                _copy(DATA / folder / name, root / "1768208531000" / name)
+        return root / "1768208531000" / "api_conversation_history.json"
+
+    return build
+
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     """A temporary root per agent (through the override variables) and a temporary cache."""
@@ -148,6 +194,12 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
         "gemini-cli": _gemini,
         "hermes": _hermes,
         "copilot-cli": _copilot,
+        "qwen-code": _qwen,
+        "iflow": _iflow,
+        "opencode": _opencode,
+        "cline": _task("cline_task"),
+        "roo-code": _task("roo_task_xml"),
+        "kilo-code": _task("cline_task"),
     }
     sessions = {}
     for age, root in enumerate(ROOTS):
@@ -163,19 +215,19 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
 
 def test_every_agents_sessions_are_listed_newest_first(home: dict[str, Path]) -> None:
     found = list_sessions()
-    assert [s.agent for s in found] == [
-        "copilot-cli",
-        "hermes",
-        "gemini-cli",
-        "codex",
-        "claude-code",
-    ]
+    assert [s.agent for s in found] == [root.agent for root in reversed(ROOTS)]
     assert {s.agent: s.path for s in found} == home
     projects = {s.agent: s.project for s in found}
     assert projects["claude-code"] == "/home/me/shop"  # the recorded cwd, not the folder name
     assert projects["codex"] == "/home/me/api"
     assert projects["gemini-cli"] == "5f3a9c"
     assert projects["copilot-cli"] == "c0ffee"
+    assert projects["qwen-code"] == "/home/dev/shop"
+    assert projects["iflow"] == "/Users/dev/Code/notes"
+    assert projects["opencode"] == "/home/dev/api"  # the session's directory
+    for session in found:  # every listed session opens, as its agent's format
+        facts = describe(session)
+        assert facts.error is None and facts.messages, (session.agent, facts)
     assert [s.agent for s in list_sessions(("codex",))] == ["codex"]
 
 

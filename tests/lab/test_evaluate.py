@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from corpus_paths import corpus_files as all_corpus_files
 from llm_server import LLMServer
 from timeline_sessions import CONSTRAINT, FIRST_PATH, ISSUE, coding_session
 
@@ -186,11 +187,7 @@ _SESSION_FILES = sorted(
         for p in (_ROOT / "sample_sessions").iterdir()
         if p.suffix in (".json", ".jsonl") and p.name != "index.json"
     ]
-    + (
-        [p for p in _CORPUS.iterdir() if p.is_file() and p.name != "README.md"]
-        if _CORPUS.is_dir()
-        else []
-    )
+    + all_corpus_files()
 )
 
 

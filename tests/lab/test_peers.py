@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus_paths import corpus_files as all_corpus_files
 
 from compaction.errors import CompactionError, ConfigError
 from compaction.formats import load_conversations
@@ -299,9 +300,7 @@ def test_peer_parameters_are_checked_by_name() -> None:
 
 
 def corpus_files() -> list[Path]:
-    if not CORPUS.is_dir():
-        return []
-    return sorted(p for p in CORPUS.iterdir() if p.is_file() and p.suffix != ".md")
+    return [p for p in all_corpus_files() if p.suffix != ".md"]
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus folder {CORPUS} is absent")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus_paths import corpus_files as all_corpus_files
 
 from compaction.lab.probes import CATEGORIES, Fact, mine_facts, normalise, recall
 from compaction.summary import SUMMARY_PREFIX
@@ -259,9 +260,7 @@ CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 
 
 def corpus_files() -> list[Path]:
-    if not CORPUS.is_dir():
-        return []
-    return sorted(p for p in CORPUS.iterdir() if p.is_file() and p.name != "README.md")
+    return all_corpus_files()
 
 
 @pytest.mark.skipif(not corpus_files(), reason=f"the shared corpus is absent ({CORPUS})")

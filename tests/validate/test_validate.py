@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from corpus_paths import corpus_files as all_corpus_files
 
 from compaction.cli import main
 from compaction.errors import InvalidConversationError
@@ -420,9 +421,7 @@ CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 def test_cli_reads_every_corpus_transcript() -> None:
     runner = CliRunner()
     verdicts = {}
-    for path in sorted(CORPUS.iterdir()):
-        if path.name == "README.md":
-            continue
+    for path in all_corpus_files():
         result = runner.invoke(main, ["validate", str(path), "--provider", "anthropic", "--json"])
         assert result.exit_code in (0, 1), result.output
         report = json.loads(result.output)

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus_paths import corpus_files as all_corpus_files
+from corpus_paths import corpus_path
 
 from compaction.compactor import Compactor
 from compaction.formats import load_conversations
@@ -385,15 +387,13 @@ def test_five_thousand_messages_fit_the_budget() -> None:
 
 # -- the real corpus -----------------------------------------------------------------------------
 
-CORPUS_FILES = (
-    sorted(p.name for p in CORPUS.glob("*") if p.name != "README.md") if CORPUS.is_dir() else []
-)
+CORPUS_FILES = [p.name for p in all_corpus_files()]
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS}")
 @pytest.mark.parametrize("name", CORPUS_FILES)
 def test_corpus_summaries_and_recall_against_head_tail(name: str) -> None:
-    conversations = load_conversations(CORPUS / name)
+    conversations = load_conversations(corpus_path(name))
     for position, conversation in enumerate(conversations):
         messages = conversation.messages
         where = f"{name} #{position}"
