@@ -88,10 +88,20 @@ def error_evidence(output: str, code: int | None = None) -> str | None:
 
     An exception line (`ValueError: ...`, the last one: the final line of a traceback is the actual
     exception) beats any other line that mentions an error or a failure.
+
+    An output whose command did not report a failure (exit 0, or no exit code) names an error
+    only in a line that reports one — `sqlite3.IntegrityError: UNIQUE …` in a journal,
+    `error: …`, `fatal: …`, FAILED, a traceback — never in a line that merely holds the word:
+    a file's source (`code: ERROR_CODES.NOT_FOUND,`, `error.message`) printed by `sed` would
+    otherwise read as the command's failure.
     """
+    if code is None or code == 0:
+        reported = _reported_error(output)
+        if reported is not None or code == 0:
+            return _cut(reported.strip(), 160) if reported is not None else None
+        if not output[:200].lstrip().lower().startswith(_FAILURE_OPENINGS):
+            return None
     last_failure = _last_failure_line(output)
-    if last_failure is None and not (code is not None and code != 0):
-        return None
     exceptions = (
         [line for line in _EXCEPTION_LINE.findall(output) if ":" in line]
         if any(word in output for word in _EXCEPTION_WORDS)
@@ -105,7 +115,28 @@ def error_evidence(output: str, code: int | None = None) -> str | None:
     return _cut(lines[-1].strip(), 160) if lines else None
 
 
+# A line that reports an error as an event: an exception or `error:`/`fatal:` with its message,
+# FAILED, a traceback's header. Source code that merely names one has no message after it.
+_REPORTED = re.compile(
+    r"(?m)^.*(?:(?:\b[A-Z]\w*(?:Error|Exception)|\berror|\bfatal)(?:\[\w+\])?: \S|\bFAILED\b|"
+    r"^Traceback \(most recent call last\)).*$"
+)
+_REPORTED_WORDS = ("Error: ", "Exception: ", "error: ", "fatal: ", "]: ", "FAILED", "Traceback")
+
+
+def _reported_error(output: str) -> str | None:
+    """The last line that reports an error (an exception line first), or None."""
+    if not any(word in output for word in _REPORTED_WORDS):
+        return None
+    found = _REPORTED.findall(output)
+    if not found:
+        return None
+    named = [line for line in found if any(word in line for word in ("Error: ", "Exception: "))]
+    return (named or found)[-1]
+
+
 _FAILURE_WORDS = ("error", "exception", "traceback", "failed", "fatal")
+_FAILURE_OPENINGS = ("<tool_use_error>", "error", "fatal", "traceback", "exception", "failed")
 
 
 def _last_failure_line(output: str) -> str | None:

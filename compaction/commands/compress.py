@@ -32,6 +32,7 @@ from compaction.growing_conversation import remember_checked
 from compaction.message_input import rejected_arguments
 from compaction.messages import content_text
 from compaction.regions import plan_regions
+from compaction.summary import render_sourced
 from compaction.tokens import make_counter
 
 API_KEY_VARIABLE = "COMPACTION_API_KEY"
@@ -131,6 +132,13 @@ def config_options(function: Any) -> Any:
     show_default=True,
     help="Output message format.",
 )
+@click.option(
+    "--summary",
+    "summary_path",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="Write the summary with where each line came from ([#N] after each item, ⚠ under "
+    "what the provenance check flagged); '-' prints it on standard error.",
+)
 @click.option("--save", is_flag=True, help="Record the run in the history database.")
 @click.option("--label", help="Label for the saved run.")
 def compress_command(
@@ -154,6 +162,7 @@ def compress_command(
     automatic: bool,
     report: Path | None,
     target: str,
+    summary_path: Path | None,
     save: bool,
     label: str | None,
 ) -> None:
@@ -165,7 +174,8 @@ def compress_command(
     """
     from compaction.summarizers.factory import make_summarizer
 
-    check_outputs([output, report], [input_path])
+    summary_file = summary_path if summary_path is not None and str(summary_path) != "-" else None
+    check_outputs([output, report, summary_file], [input_path])
     config = build_config(
         context_length, threshold, head, tail_ratio, counter, orphans, model, settings
     )
@@ -201,6 +211,16 @@ def compress_command(
     text = dump_json(payload if target == "anthropic" else result.messages, input_path)
     if report is not None:
         write_output(report, dump_json(result.to_dict(), input_path), inputs=[input_path])
+    if summary_path is not None:
+        sourced = (
+            render_sourced(result.summary)
+            if result.summary is not None
+            else "(no structured summary: " + (result.skip_reason or "the static marker") + ")"
+        )
+        if summary_file is not None:
+            write_output(summary_file, sourced + "\n", inputs=[input_path])
+        else:
+            click.echo(printable(sourced), err=True)
     if output is not None:
         write_output(output, text + "\n", inputs=[input_path])
     else:

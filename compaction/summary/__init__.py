@@ -158,6 +158,22 @@ def section_item_texts(name: str, body: str) -> list[str]:
     ]
 
 
+def render_sourced(summary: Summary) -> str:
+    """The summary as text with where each line came from: `[#12, #40]` after each item (or
+    its origin in words), and a `⚠` line under any item the provenance check flagged."""
+    parts = []
+    for name in SECTION_NAMES:
+        lines = [f"## {name}"]
+        items = summary.section_items(name)
+        if not items:
+            lines.append(EMPTY_SECTION)
+        for item in items:
+            lines.append(f"{item.text}   [{item.source_label()}]")
+            lines.extend(f"  ⚠ {flag}" for flag in item.flags)
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
 def items_from_dict(data: Any) -> dict[str, list[SummaryItem]]:
     """`Summary.items` from its report form (`items_to_dict`); {} for anything else."""
     if not isinstance(data, dict):

@@ -24,7 +24,7 @@ DESCRIPTION = (
     "(≈12.8K); middle 13 messages = 49,334 tokens (≈49.2K). The seed's arithmetic makes the "
     "summary budget 20% = 9,866, capped at 8,000 by the 2K–8K clamp (the Learn page shows it); "
     "this tool budgets on the middle as Phase 1 left it, 7,383 tokens here, so Phase 3 shows "
-    "20% = 1,476 raised to the 2,000 minimum. Step through the phases: the long written report "
+    "20% = 1,479 raised to the 2,000 minimum. Step through the phases: the long written report "
     "just before the tail cannot be pruned, which is what stops the tail walk at ≈12.8K."
 )
 

@@ -304,14 +304,14 @@ def test_a_summary_that_would_grow_the_context_is_discarded() -> None:
 
 
 def test_facts_of_tail_outputs_cut_to_one_line_reach_the_summary() -> None:
-    # The orphans sample at a 20K window: Phase 2's tail reaches back over Phase 1's one-liners,
+    # The orphans sample at a 16K window: Phase 2's tail reaches back over Phase 1's one-liners,
     # so a 32K-character pytest log and a 37K-character journal sit in the tail as one line each.
     # Their identifiers leave the context as surely as the middle's do; the summary keeps them.
     from compaction import load_conversation
 
     root = Path(__file__).resolve().parents[2]
     messages = load_conversation(root / "sample_sessions" / "orphans.openai.json").messages
-    result = Compactor(CompactionConfig(context_length=20_454)).compress(messages, force=True)
+    result = Compactor(CompactionConfig(context_length=16_000)).compress(messages, force=True)
     tail_start = result.phase("boundaries").details["tail_start"]
     assert tail_start < 23  # the two big outputs (23, 25) are in the tail...
     pruned = result.phase("prune")

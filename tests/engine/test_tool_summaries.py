@@ -378,3 +378,22 @@ def test_pytest_failure_explanations_are_quoted_without_their_prefix() -> None:
     )
     line = summarize_tool_output("terminal", {"command": "pytest -x"}, output)
     assert line.endswith(" — ValueError: invalid literal for int() with base 10: 'abc'")
+
+
+def test_a_successful_output_names_an_error_only_where_it_reports_one() -> None:
+    # Issue 29: `sed` printing a file's source ended its line in "— code: ERROR_CODES.NOT_FOUND,",
+    # a failure that never happened; a journal that reports an exception keeps it as evidence.
+    source = "  if (!user) {\n    code: ERROR_CODES.NOT_FOUND,\n    message: 'Failed to load',\n"
+    assert error_evidence(source, 0) is None
+    assert error_evidence("457→ {String.slice(error.error_content, 0, 100)}") is None
+    assert error_evidence("except ValueError:\n    pass\n") is None
+    journal = (
+        "Jun 03 07:40:54 staging-1 gunicorn[2291]: sqlite3.IntegrityError: UNIQUE constraint "
+        "failed: users.email\nJun 03 07:41:00 staging-1 systemd[1]: ok\n"
+    )
+    assert error_evidence(journal, 0) == (
+        "Jun 03 07:40:54 staging-1 gunicorn[2291]: sqlite3.IntegrityError: UNIQUE constraint "
+        "failed: users.email"
+    )
+    line = summarize_tool_output("Bash", {"command": "sed -n '1,40p' src/a.ts"}, source)
+    assert " — " not in line
