@@ -102,3 +102,20 @@ def describe_kinds(section: str) -> str:
     """`the user's own words` / `a tool call or a tool result`, for a flag's text."""
     kinds = [kind.value for kind in Kind if kind in SECTION_KINDS.get(section, _ALL)]
     return kinds[0] if len(kinds) == 1 else ", ".join(kinds[:-1]) + " or " + kinds[-1]
+
+
+_REACH_WORDS = {
+    "anywhere": "anywhere in the conversation",
+    "opening": "the summarised middle and the opening request",
+    "pruned": "the summarised middle and the tool outputs Phase 1 or Fit cut in the head or tail",
+}
+
+
+def rules_table() -> str:
+    """The section rules as a markdown table (docs/summary.md holds it; a test keeps it true)."""
+    rows = ["| section | may take its lines from | may cite |", "|---|---|---|"]
+    for section, kinds in SECTION_KINDS.items():
+        taken = "any message" if kinds == _ALL else ", ".join(k.value for k in Kind if k in kinds)
+        reach = _REACH_WORDS.get(SECTION_REACH.get(section, ""), "the summarised middle")
+        rows.append(f"| {section} | {taken} | {reach} |")
+    return "\n".join(rows)

@@ -247,3 +247,10 @@ def test_antigravity_transport_tags_are_never_quoted() -> None:
     assert "USER_REQUEST" not in text and "ADDITIONAL_METADATA" not in text
     assert result.summary.sections["Active Task"] == "Now add search, and never drop the filters."
     assert result.summary.sections["Goal"] == "Build the job board."
+
+
+def test_the_docs_table_of_section_rules_is_the_code() -> None:
+    from compaction.summary.rules import rules_table
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "summary.md"
+    assert rules_table() in docs.read_text(encoding="utf-8")
