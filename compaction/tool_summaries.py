@@ -132,7 +132,8 @@ def _reported_error(output: str) -> str | None:
     if not found:
         return None
     named = [line for line in found if any(word in line for word in ("Error: ", "Exception: "))]
-    return (named or found)[-1]
+    chosen: str = (named or found)[-1]
+    return chosen
 
 
 _FAILURE_WORDS = ("error", "exception", "traceback", "failed", "fatal")

@@ -375,3 +375,14 @@ def test_eval_table_with_the_peers_checks_each_peer_for_provider_validity(tmp_pa
     table = {row["strategy"]: row for row in report["table"]}
     assert table["codex"]["mean_savings_pct"] > table["observation-masking"]["mean_savings_pct"]
     assert table["codex"]["openai_failures"] == 0
+
+
+def test_eval_writes_the_per_session_table_as_markdown(tmp_path: Path) -> None:
+    sample = Path(__file__).resolve().parents[1] / "sample_sessions" / "orphans.openai.json"
+    out = tmp_path / "sessions.md"
+    result = CliRunner().invoke(main, ["eval", str(sample), "--markdown", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("| session | n | behind / tied | facts | total | latest |")
+    assert lines[2].startswith("| orphans.openai.json | 1 | 0 / ")
+    assert len(lines) == 3

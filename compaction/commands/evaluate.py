@@ -28,7 +28,12 @@ from typing import Any, NoReturn
 import click
 
 from compaction.commands.common import check_outputs, dump_json, print_warnings, write_output
-from compaction.commands.tables import aligned, by_session_lines, structural_lines
+from compaction.commands.tables import (
+    aligned,
+    by_session_lines,
+    session_markdown,
+    structural_lines,
+)
 from compaction.commands.terminal import printable
 from compaction.errors import CompactionError, ConfigError, FormatError
 from compaction.formats import load_conversations
@@ -308,6 +313,13 @@ def _no_session_evaluated(
     "head-tail-matched (total, per category, per third of the conversation), and every figure "
     "where compaction keeps less, with facts it lost that head-tail kept.",
 )
+@click.option(
+    "--markdown",
+    "markdown_out",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="Write the per-session table (compaction against head-tail-matched) as markdown.",
+)
 def eval_command(
     paths: tuple[str, ...],
     strategies: str,
@@ -320,6 +332,7 @@ def eval_command(
     judge_model: str | None,
     api_base: str | None,
     by_session: bool,
+    markdown_out: str | None,
 ) -> None:
     """Compare compaction strategies over the sessions in PATH... (files or folders).
 
@@ -339,7 +352,7 @@ def eval_command(
                 f"--by-session compares {COMPACTION} with {MATCHED}: --strategies must name both"
             )
         inputs = [path for path, _ in _files(paths)]
-        check_outputs([json_out, csv_out], inputs)
+        check_outputs([json_out, csv_out, markdown_out], inputs)
         llm: LLMSpec | None = None
         if model or judge_model:
             llm = {"model": model, "api_base": api_base, "judge": judge_model}
@@ -390,6 +403,9 @@ def eval_command(
             "sessions": results,
         }
         write_output(json_out, dump_json(report, json_out, indent=1) + "\n", inputs=inputs)
+    if markdown_out:
+        table_text = "\n".join(session_markdown(compared)) + "\n"
+        write_output(markdown_out, table_text, inputs=inputs)
     if csv_out:
         text = csv_text(digests)
         if text is not None:

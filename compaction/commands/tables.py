@@ -122,3 +122,31 @@ def by_session_lines(compared: list[SessionComparison], found: list[Loss]) -> li
         "[message index, third]:"
     )
     return [legend, *session_lines(compared), summary, *loss_lines(found)]
+
+
+def session_markdown(rows: list[SessionComparison]) -> list[str]:
+    """The per-session table as markdown (`compaction eval --markdown`), for the docs: each
+    cell `ours / head-tail-matched`, bold with ✗ where ours is lower, – where no such fact."""
+    header = ["session", "n", "behind / tied", "facts"]
+    header += [STRUCTURAL_SHORT[figure_name(c)] for c in FIGURES]
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|---|" + "--:|" * (len(header) - 1),
+    ]
+    for row in rows:
+        cells = [
+            PurePath(row.source).name,
+            str(row.conversations),
+            f"{row.lost} / {row.tied}",
+            f"{row.facts:.0f}",
+        ]
+        for column in FIGURES:
+            ours, theirs = row.ours[column], row.theirs[column]
+            if ours is None or theirs is None:
+                cells.append("–")
+            elif ours < theirs - 1e-9:
+                cells.append(f"**{ours:.2f} / {theirs:.2f}** ✗")
+            else:
+                cells.append(f"{ours:.2f} / {theirs:.2f}")
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
