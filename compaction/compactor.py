@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from compaction.cache import CompactionCache, current_cache
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError, InvalidConversationError
 from compaction.input.growing import GrowingConversation, check_and_count_once
@@ -59,11 +60,18 @@ class Compactor:
         config: CompactionConfig | None = None,
         summarizer: Summarizer | None = None,
         counter: TokenCounter | None = None,
+        cache: CompactionCache | None = None,
     ) -> None:
-        check_components(config, summarizer, counter)
+        check_components(config, summarizer, counter, cache)
         self.config = config if config is not None else CompactionConfig()
         self.summarizer: Summarizer = summarizer or ExtractiveSummarizer()
-        self.counter: TokenCounter = counter or make_counter(self.config.counter, self.config.model)
+        # What this Compactor remembers about content (counts, one-liners, facts), bounded in
+        # bytes; pass one cache to every Compactor that compacts the same content again. Made
+        # inside another compaction's run (a lab strategy, a peer), it shares that one's.
+        self.cache = cache if cache is not None else current_cache() or CompactionCache()
+        self.counter: TokenCounter = counter or make_counter(
+            self.config.counter, self.config.model, self.cache
+        )
         self.previous_summary: str | None = None
         self.ineffective_count = 0
         self._fallback_summarizer = ExtractiveSummarizer()
@@ -84,9 +92,9 @@ class Compactor:
         compress) reuses but keeps nothing new: a one-shot compress never needs it again."""
         if not remember and not self._conversation.holds(messages):
             # Not the conversation this Compactor has been following: a one-shot compress, or a
-            # re-run of one with other budgets (a new Compactor). The process remembers the last
+            # re-run of one with other budgets (a new Compactor). The cache remembers the last
             # such conversation's check and counts.
-            return check_and_count_once(messages, self.counter)
+            return check_and_count_once(messages, self.counter, self.cache)
         checked, repairs, counted = self._conversation.check(messages, remember)
         if self._counted_with is not self.counter:  # someone swapped the counter: recount all
             self._counts, self._counted_with, counted = [], self.counter, 0
@@ -98,6 +106,10 @@ class Compactor:
 
     def should_compress(self, messages: Sequence[Message]) -> bool:
         """True when automatic compaction would run: at the threshold, and not thrashing."""
+        with self.cache.active():
+            return self._should_compress(messages)
+
+    def _should_compress(self, messages: Sequence[Message]) -> bool:
         if isinstance(messages, list | tuple) and not messages:
             return False  # nothing to compact yet (compress() would reject it)
         # The same checks as compress(), so bad input fails here with the same clear error.
@@ -121,6 +133,17 @@ class Compactor:
 
         `recorded` is what the session file recorded beside the messages (the working
         directory: `Conversation.record()`); the summary states it as fact, with its origin."""
+        with self.cache.active():
+            return self._compress(messages, focus, force, on_token, recorded)
+
+    def _compress(
+        self,
+        messages: Sequence[Message],
+        focus: str | None,
+        force: bool,
+        on_token: OnToken | None,
+        recorded: SessionRecord | None,
+    ) -> CompactionResult:
         if focus is not None and not isinstance(focus, str):
             raise ConfigError(
                 f"focus must be a topic as text (or None), got {type(focus).__name__}"
@@ -359,7 +382,9 @@ class Compactor:
         )
 
 
-def check_components(config: object, summarizer: object, counter: object) -> None:
+def check_components(
+    config: object, summarizer: object, counter: object, cache: object = None
+) -> None:
     """ConfigError naming the argument when one is not what the Compactor can use.
 
     Checked up front: otherwise a string given as `config` fails as an AttributeError deep in a
@@ -375,6 +400,11 @@ def check_components(config: object, summarizer: object, counter: object) -> Non
             "summarizer must have a summarize(request, on_token=None) method, like "
             "ExtractiveSummarizer or make_summarizer(...) (or None), "
             f"got {type(summarizer).__name__}"
+        )
+    if cache is not None and not isinstance(cache, CompactionCache):
+        raise ConfigError(
+            f"cache must be a CompactionCache (or None for one of its own), got "
+            f"{type(cache).__name__}"
         )
     if counter is not None and not all(
         callable(getattr(counter, method, None)) for method in ("count_message", "count_messages")
@@ -392,8 +422,10 @@ def compress(
     focus: str | None = None,
     counter: TokenCounter | None = None,
     recorded: SessionRecord | None = None,
+    cache: CompactionCache | None = None,
 ) -> CompactionResult:
-    """One forced compaction with a fresh Compactor (what `/compress` does once)."""
-    return Compactor(config, summarizer, counter).compress(
+    """One forced compaction with a fresh Compactor (what `/compress` does once). It remembers
+    nothing after it returns unless given a `cache` to remember in (for re-runs)."""
+    return Compactor(config, summarizer, counter, cache).compress(
         messages, focus=focus, force=True, recorded=recorded
     )

@@ -25,6 +25,7 @@ from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError, ConfigError
 from compaction.formats.conversation import Conversation, RecordedCompaction
+from compaction.lab.memory import with_lab_cache
 from compaction.lab.probes import Fact, haystack, mine_facts, normalise
 from compaction.lab.strategies import config_for_target
 from compaction.messages import Message, content_text
@@ -227,6 +228,7 @@ def _at_size(
     return result.messages, result.summary.text if result.summary is not None else None
 
 
+@with_lab_cache
 def audit(conversation: Conversation, counter: TokenCounter | None = None) -> Audit:
     """One AuditEvent per compaction the conversation's agent recorded, in order."""
     counter = counter or make_counter()

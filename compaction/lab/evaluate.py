@@ -35,6 +35,7 @@ from compaction.config import CompactionConfig
 from compaction.errors import ConfigError
 from compaction.input.checks import validate_messages
 from compaction.lab.judgement import Judgement
+from compaction.lab.memory import with_lab_cache
 from compaction.lab.peers import PEER_NAMES, PEERS, PeerRun, run_at_target
 from compaction.lab.probes import CATEGORIES, Fact, Recall, mine_facts, recall
 from compaction.lab.strategies import BASELINES, config_for_target
@@ -236,6 +237,7 @@ def resolve_target(
     return max(1, int(tokens_before * ratio))
 
 
+@with_lab_cache
 def evaluate(
     conversation: Any,
     strategies: str | Sequence[str] = STRATEGY_NAMES,

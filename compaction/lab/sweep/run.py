@@ -27,6 +27,7 @@ from typing import Any
 
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError
+from compaction.lab.memory import with_lab_cache
 from compaction.lab.peers import Peer
 from compaction.lab.probes import CATEGORIES, mine_facts
 from compaction.lab.sweep.frontier import pareto_frontier, recommend, recommendation_snippets
@@ -275,6 +276,7 @@ def _messages_of(conversation: Any) -> tuple[list[Message], str | None, str | No
     return messages, getattr(conversation, "title", None), getattr(conversation, "format", None)
 
 
+@with_lab_cache
 def sweep(
     conversations: Sequence[Any],
     grid: Mapping[str, Sequence[Any]] | Sequence[str],

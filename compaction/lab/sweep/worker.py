@@ -31,6 +31,7 @@ from typing import Any
 
 from compaction.compactor import compress
 from compaction.config import CompactionConfig
+from compaction.lab.memory import with_lab_cache
 from compaction.lab.peers import Peer, PeerState
 from compaction.lab.probes import Fact, recall
 from compaction.lab.structural import StructuralFact, mine, structural_recall
@@ -61,6 +62,7 @@ class Evaluator:
             for messages in self.conversations:
                 counter.count_messages(messages)
 
+    @with_lab_cache
     def run(
         self, config: CompactionConfig, conversation: int, peer: Peer | None = None
     ) -> dict[str, Any]:
@@ -86,6 +88,7 @@ class Evaluator:
             "fallback_used": result.fallback_used,
         }
 
+    @with_lab_cache
     def run_peer(self, config: CompactionConfig, conversation: int, peer: Peer) -> dict[str, Any]:
         """One forced application of `peer`'s policy (its summary is the inserted messages)."""
         from compaction.summarizers.extractive import ExtractiveSummarizer
@@ -144,6 +147,7 @@ class Evaluator:
             "duration_s": round(duration, 6),
         }
 
+    @with_lab_cache
     def run_point(self, config: CompactionConfig, peer: Peer | None = None) -> list[dict[str, Any]]:
         return [self.run(config, index, peer) for index in range(len(self.conversations))]
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from compaction.config import CompactionConfig
 from compaction.input.checks import validate_messages
+from compaction.lab.memory import with_lab_cache
 from compaction.lab.peers import Peer, PeerRun, PeerState
 from compaction.lab.timeline.records import (
     Step,
@@ -27,6 +28,7 @@ from compaction.tokens import make_counter
 RETRY_GROWTH = 0.10
 
 
+@with_lab_cache
 def simulate_peer(
     conversation: Any,
     peer: Peer,

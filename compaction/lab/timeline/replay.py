@@ -10,6 +10,7 @@ from compaction.compactor import INEFFECTIVE_REASON, Compactor
 from compaction.config import CompactionConfig
 from compaction.errors import InvalidConversationError
 from compaction.input.checks import validate_messages
+from compaction.lab.memory import with_lab_cache
 from compaction.lab.timeline.records import (
     Step,
     Timeline,
@@ -22,6 +23,7 @@ from compaction.result import CompactionResult
 from compaction.summarizers.base import Summarizer
 
 
+@with_lab_cache
 def simulate(
     conversation: Any,
     config: CompactionConfig | None = None,
