@@ -21,7 +21,7 @@ from compaction.cache import CompactionCache, current_cache
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError, InvalidConversationError
 from compaction.input.growing import GrowingConversation, check_and_count_once
-from compaction.messages import Message
+from compaction.messages import Message, split_marks
 from compaction.phases.assemble import assemble
 from compaction.phases.boundaries import boundaries_phase, find_head_end
 from compaction.phases.cleanup import cleanup
@@ -132,7 +132,12 @@ class Compactor:
         """Compact `messages` (never modified). `force=True` is the manual `/compress`.
 
         `recorded` is what the session file recorded beside the messages (the working
-        directory: `Conversation.record()`); the summary states it as fact, with its origin."""
+        directory, which user turns the harness sent: `Conversation.record()`); the summary
+        states it as fact, with its origin. An imported Conversation may be passed as it is:
+        its messages are compacted with its record."""
+        if not isinstance(messages, list | tuple) and callable(getattr(messages, "record", None)):
+            recorded = recorded if recorded is not None else messages.record()  # type: ignore[attr-defined]
+            messages = messages.messages  # type: ignore[attr-defined]
         with self.cache.active():
             return self._compress(messages, focus, force, on_token, recorded)
 
@@ -149,6 +154,10 @@ class Compactor:
                 f"focus must be a topic as text (or None), got {type(focus).__name__}"
             )
         checked, repairs, tokens = self._checked_and_counted(messages, remember=False)
+        # Which user turns the harness sent: beside the messages (the record's marks, and any
+        # `injected` key a list still carries, taken out: the output carries provider fields
+        # only).
+        checked, marks = split_marks(checked, recorded.mark_map() if recorded else None)
         config = self.config
         tokens_before = sum(tokens)
         base: dict[str, Any] = {
@@ -189,7 +198,7 @@ class Compactor:
         ]
         pruned = prune(working, config, self.counter, work_tokens)
         pruned_tokens = counts_after(pruned, work_tokens, self.counter)
-        bounds_phase, bounds = boundaries_phase(pruned.messages, pruned_tokens, config)
+        bounds_phase, bounds = boundaries_phase(pruned.messages, pruned_tokens, config, marks)
         bounds_phase.tokens_before = bounds_phase.tokens_after = pruned.tokens_after
         if bounds.middle_is_empty:
             over_window = tokens_before > config.context_length
@@ -205,7 +214,9 @@ class Compactor:
                 cleaned.tokens_after = self.counter.count_messages(cleaned.messages)
                 cleaned.details["note"] = PRUNE_ONLY_NOTE if pruned.fates else FIT_ONLY_NOTE
                 phases = [pruned, bounds_phase, cleaned]
-                return self._finish(checked, phases, cleaned, fixes, tokens_before, None, base)
+                return self._finish(
+                    checked, phases, cleaned, fixes, tokens_before, None, base, marks
+                )
             # Nothing to summarise, but orphans in the input would still break the provider:
             # Phase 5 runs on the unpruned messages so the output is always sendable.
             cleaned, fixes = cleanup(checked, list(range(len(checked))), config.orphan_strategy)
@@ -225,7 +236,14 @@ class Compactor:
 
         middle_tokens = sum(pruned_tokens[index] for index in bounds.middle)
         fit_outputs = expected_fit_cuts(
-            pruned.messages, working, pruned_tokens, bounds, config, middle_tokens, self.counter
+            pruned.messages,
+            working,
+            pruned_tokens,
+            bounds,
+            config,
+            middle_tokens,
+            self.counter,
+            marks,
         )
         summary_phase, outcome, taken_out = summarize_phase(
             pruned.messages,
@@ -244,6 +262,7 @@ class Compactor:
             counter=self.counter,
             fit_outputs=fit_outputs,
             recorded=recorded,
+            marks=marks,
         )
         summary_phase.tokens_before = summary_phase.tokens_after = pruned.tokens_after
         tail_taken_out = {i for i in taken_out if i >= bounds.tail_start}
@@ -288,12 +307,12 @@ class Compactor:
             unsummarised.details["note"] = note
             phases = [pruned, bounds_phase, summary_phase, unsummarised]
             return self._finish(
-                checked, phases, unsummarised, unsummarised_fixes, tokens_before, None, base
+                checked, phases, unsummarised, unsummarised_fixes, tokens_before, None, base, marks
             )
         phases = [pruned, bounds_phase, summary_phase, assembled, cleaned]
         if outcome.summary is not None:
             self.previous_summary = outcome.text
-        return self._finish(checked, phases, cleaned, fixes, tokens_before, outcome, base)
+        return self._finish(checked, phases, cleaned, fixes, tokens_before, outcome, base, marks)
 
     def _finish(
         self,
@@ -304,6 +323,7 @@ class Compactor:
         tokens_before: int,
         outcome: SummaryOutcome | None,
         base: dict[str, Any],
+        marks: dict[int, str] | None = None,
     ) -> CompactionResult:
         """Fit, savings, the anti-thrash count and the result, for every compaction that ran."""
         config = self.config
@@ -313,6 +333,7 @@ class Compactor:
             config.context_length,
             self.counter,
             tokens_before=cleaned.tokens_after,
+            marks=marks,
         )
         phases = [*phases, fitted]
         tokens_after = fitted.tokens_after
@@ -346,6 +367,7 @@ class Compactor:
             suggestion=suggestion,
             iterative=bool(summary_details.get("iterative")),
             fit=fit,
+            marks=_output_marks(fitted.origins, marks),
             **base,
         )
 
@@ -380,6 +402,14 @@ class Compactor:
             suggestion=NEW_SESSION_SUGGESTION if reason == INEFFECTIVE_REASON else None,
             **base,
         )
+
+
+def _output_marks(origins: list[int | None], marks: dict[int, str] | None) -> dict[int, str]:
+    """The marks of the output's messages, by their position (`result.marks`), for a caller that
+    compacts the output again (`recorded=SessionRecord(marks=…)`)."""
+    if not marks:
+        return {}
+    return {pos: marks[o] for pos, o in enumerate(origins) if o is not None and o in marks}
 
 
 def check_components(

@@ -302,7 +302,10 @@ def inspect_command(
     conversation = load_input(input_path, source_format, index)
     try:
         plan = plan_regions(
-            conversation.messages, config, make_counter(config.counter, config.model)
+            conversation.messages,
+            config,
+            make_counter(config.counter, config.model),
+            marks=conversation.marks,
         )
     except CompactionError as exc:
         fail(f"{input_path}: {exc}")

@@ -198,16 +198,21 @@ class Regions:
 
 
 @st.cache_resource(max_entries=24, show_spinner=False)
-def _cached_plan(plan_key: str, _messages: list[Message], _config: CompactionConfig) -> RegionPlan:
+def _cached_plan(
+    plan_key: str,
+    _messages: list[Message],
+    _config: CompactionConfig,
+    _marks: dict[int, str] | None = None,
+) -> RegionPlan:
     # Phase 1 + 2 only: the overview needs where the cut falls, not a summary of the middle.
-    return plan_regions(_messages, _config)
+    return plan_regions(_messages, _config, marks=_marks)
 
 
 def region_plan(loaded: Loaded, settings: Settings) -> RegionPlan:
     """The region plan (validate, count, prune, boundaries) for the current config, cached."""
     assert settings.config is not None
     key = f"{loaded.content_hash}|{config_key(settings.config)}"
-    return _cached_plan(key, loaded.messages, settings.config)
+    return _cached_plan(key, loaded.messages, settings.config, loaded.session_record.mark_map())
 
 
 def regions(loaded: Loaded, settings: Settings) -> Regions:

@@ -101,6 +101,7 @@ class ExtractiveSummarizer:
             request.turns if request.raw_turns else None,
             request.pruned_tail_outputs,
             recorded,
+            request.turn_marks if len(request.turn_marks) == len(turns) else None,
         )
         previous = None
         next_number = 1
