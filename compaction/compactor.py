@@ -36,7 +36,7 @@ from compaction.phases.outcome import (
 )
 from compaction.phases.prune import counts_after, prune
 from compaction.phases.summarize import SummaryOutcome, split_merged_summaries, summarize_phase
-from compaction.result import KEPT, CompactionResult, OrphanFix, PhaseResult
+from compaction.result import CompactionResult, Fate, OrphanFix, PhaseResult
 from compaction.summarizers.base import OnToken, Summarizer
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.summary.recorded import SessionRecord
@@ -397,7 +397,7 @@ class Compactor:
             tokens_after=tokens_before,
             skipped=True,
             skip_reason=reason,
-            fates=dict.fromkeys(range(len(messages)), KEPT),
+            fates=dict.fromkeys(range(len(messages)), Fate.KEPT),
             ineffective_count=self.ineffective_count,
             suggestion=NEW_SESSION_SUGGESTION if reason == INEFFECTIVE_REASON else None,
             **base,

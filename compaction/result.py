@@ -8,6 +8,7 @@ never as metadata keys inside the messages: the output is clean and ready to sen
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from compaction.messages import Message
@@ -16,38 +17,54 @@ from compaction.summary import Summary
 if TYPE_CHECKING:
     from compaction.phases.fit import FitReport
 
-# Fates: what a phase did to an input message.
-KEPT = "kept"
-DEDUPLICATED = "deduplicated"
-SUMMARISED = "summarised"
-ARGS_TRUNCATED = "args_truncated"
-FOLDED = "folded"  # summarised into the structured summary (Phase 3/4)
-PREVIOUS_SUMMARY = "previous_summary"  # an earlier compaction summary, replaced by the new one
-MERGED = "merged"  # the summary was prepended to this message (Phase 4)
-NOTE_ADDED = "note_added"  # the system message received the compaction note (Phase 4)
-REMOVED = "removed"  # an orphan tool result (Phase 5)
-MOVED = "moved"  # a tool result moved next to its call (Phase 5)
-STUBBED = "stubbed"  # this message's call received a stub result (Phase 5)
-STRIPPED = "stripped"  # this message lost a call that had no result (Phase 5)
-PINNED = "pinned"  # the latest request, kept verbatim right after the summary (Phase 2/4)
-CUT_TO_FIT = "cut_to_fit"  # a part of this message was cut so the result fits the window (Fit)
+
+class Fate(StrEnum):
+    """What a phase did to an input message (a message may have several; FATE_ORDER ranks them).
+
+    A str: reports, the history and the app's palettes read the values."""
+
+    KEPT = "kept"
+    DEDUPLICATED = "deduplicated"  # an older copy of an output, replaced by a marker (Phase 1)
+    CUT_TO_ONE_LINE = "cut_to_one_line"  # a tool output replaced by its one-line summary (Phase 1)
+    ARGUMENTS_SHORTENED = "arguments_shortened"  # a call's long argument strings cut (Phase 1)
+    FOLDED_INTO_SUMMARY = "folded"  # summarised into the structured summary (Phase 3/4)
+    PREVIOUS_SUMMARY_REPLACED = "previous_summary"  # an earlier summary, replaced by the new one
+    SUMMARY_MERGED_IN = "merged"  # the summary was prepended to this message (Phase 4)
+    NOTE_ADDED = "note_added"  # the system message received the compaction note (Phase 4)
+    ORPHAN_REMOVED = "removed"  # a tool result whose call is gone (Phase 5)
+    RESULT_MOVED = "moved"  # a tool result moved next to its call (Phase 5)
+    STUB_ADDED = "stubbed"  # this message's call received a stub result (Phase 5)
+    CALL_STRIPPED = "stripped"  # this message lost a call that had no result (Phase 5)
+    PINNED = "pinned"  # the latest request, kept verbatim right after the summary (Phase 2/4)
+    CUT_TO_FIT = "cut_to_fit"  # a part of this message was cut so the result fits (Fit)
+
+
+#: Values an earlier version stored (reports, the history): what they mean now.
+LEGACY_FATES = {"summarised": Fate.CUT_TO_ONE_LINE, "args_truncated": Fate.ARGUMENTS_SHORTENED}
+
+
+def as_fate(value: str) -> str:
+    """A stored fate as today's value (an old report's "summarised" is CUT_TO_ONE_LINE)."""
+    legacy = LEGACY_FATES.get(value)
+    return legacy.value if legacy is not None else value
+
 
 #: The order in which a message's fates are reported when several phases touched it.
 FATE_ORDER = (
-    REMOVED,
-    FOLDED,
-    PREVIOUS_SUMMARY,
-    DEDUPLICATED,
-    SUMMARISED,
-    STRIPPED,
-    STUBBED,
-    CUT_TO_FIT,
-    ARGS_TRUNCATED,
-    MERGED,
-    PINNED,
-    MOVED,
-    NOTE_ADDED,
-    KEPT,
+    Fate.ORPHAN_REMOVED,
+    Fate.FOLDED_INTO_SUMMARY,
+    Fate.PREVIOUS_SUMMARY_REPLACED,
+    Fate.DEDUPLICATED,
+    Fate.CUT_TO_ONE_LINE,
+    Fate.CALL_STRIPPED,
+    Fate.STUB_ADDED,
+    Fate.CUT_TO_FIT,
+    Fate.ARGUMENTS_SHORTENED,
+    Fate.SUMMARY_MERGED_IN,
+    Fate.PINNED,
+    Fate.RESULT_MOVED,
+    Fate.NOTE_ADDED,
+    Fate.KEPT,
 )
 
 #: The five phases and the Fit step after them, in the order they run.

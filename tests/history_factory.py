@@ -6,7 +6,7 @@ from typing import Any
 
 from compaction.config import CompactionConfig
 from compaction.messages import Message
-from compaction.result import FOLDED, KEPT, PHASE_NAMES, CompactionResult, PhaseResult
+from compaction.result import PHASE_NAMES, CompactionResult, Fate, PhaseResult
 from compaction.summary import SECTION_NAMES, Summary
 
 
@@ -35,7 +35,10 @@ def make_result(
         {"role": "user", "content": summary.text},
         *messages[tail:],
     ]
-    fates = {i: (FOLDED if head <= i < tail else KEPT) for i in range(len(messages))}
+    fates = {
+        i: (Fate.FOLDED_INTO_SUMMARY if head <= i < tail else Fate.KEPT)
+        for i in range(len(messages))
+    }
     phases = []
     for position, name in enumerate(PHASE_NAMES):
         phase_details: dict[str, Any] = {}

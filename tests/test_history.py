@@ -238,6 +238,30 @@ def test_compare_reports_config_figures_sections_and_fates() -> None:
     assert json.loads(json.dumps(comparison.to_dict()))["a"] == a
 
 
+def test_a_run_stored_with_old_fate_names_reads_as_todays_fates() -> None:
+    """Runs saved before the fates became an enum hold "summarised" and "args_truncated"; a
+    comparison and the app's stored-run view read them as CUT_TO_ONE_LINE and ARGUMENTS_SHORTENED
+    (otherwise every old one-liner would look "changed" against a new run)."""
+    from compaction.result import Fate
+    from compaction.ui.stored_run import result_from_report
+
+    messages = conversation()
+    with History() as history:
+        old = make_result(messages, "Stripe webhook")
+        old.fates[1], old.fates[2] = "summarised", "args_truncated"
+        a = history.record(messages, old)
+        new = make_result(messages, "Stripe webhook")
+        new.fates[1], new.fates[2] = Fate.CUT_TO_ONE_LINE, Fate.ARGUMENTS_SHORTENED
+        b = history.record(messages, new)
+        comparison = history.compare(a, b)
+        report = history.run(a).report
+    assert not any(f["changed"] for f in comparison.fates)
+    assert comparison.fates[1]["a"] == "cut_to_one_line"
+    restored = result_from_report(report or {})
+    assert restored.fates[1] == Fate.CUT_TO_ONE_LINE
+    assert restored.fates[2] == Fate.ARGUMENTS_SHORTENED
+
+
 def history_sections() -> tuple[str, ...]:
     from compaction.summary import SECTION_NAMES
 

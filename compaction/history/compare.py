@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from compaction.history.rows import RunRow
+from compaction.result import as_fate
 from compaction.summary import SECTION_NAMES
 
 #: The RunRow figures compared, in display order.
@@ -125,7 +126,7 @@ def _section_differences(
 
 def _fates(run: RunRow) -> dict[int, str]:
     raw = (run.report or {}).get("fates") or {}
-    return {int(index): str(fate) for index, fate in raw.items()}
+    return {int(index): as_fate(str(fate)) for index, fate in raw.items()}
 
 
 def _fate_differences(a: RunRow, b: RunRow) -> list[dict[str, Any]]:

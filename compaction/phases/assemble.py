@@ -24,7 +24,7 @@ from typing import Any
 
 from compaction.messages import Message, append_text, content_text, prepend_text
 from compaction.phases.cleanup import cleanup
-from compaction.result import MERGED, NOTE_ADDED, PINNED, PhaseResult
+from compaction.result import Fate, PhaseResult
 from compaction.summary import MERGE_SEPARATOR, SUMMARY_PREFIX, SYSTEM_NOTE
 
 
@@ -147,7 +147,7 @@ def assemble(
             note_added = True
             origin = head_origins[0]
             if origin is not None:
-                fates[origin] = NOTE_ADDED
+                fates[origin] = Fate.NOTE_ADDED
     details["system_note_added"] = note_added
     details["system_note"] = SYSTEM_NOTE
 
@@ -179,7 +179,9 @@ def assemble(
     )
     pinned_origin = origins[pinned] if pinned is not None else None
     if pinned_origin is not None:
-        fates[pinned_origin] = PINNED  # (MERGED below when the summary is merged into it)
+        fates[pinned_origin] = (
+            Fate.PINNED
+        )  # (Fate.SUMMARY_MERGED_IN below when the summary is merged into it)
     details["pinned_index"] = pinned_origin
     if role is None and tail:
         # Merge into the first real turn of the tail (a system notice is not one).
@@ -189,7 +191,7 @@ def assemble(
         tail[target] = {**first, "content": prepend_text(first.get("content"), merged)}
         origin = tail_origins[target]
         if origin is not None:
-            fates[origin] = MERGED
+            fates[origin] = Fate.SUMMARY_MERGED_IN
         details.update(
             {"summary_role": None, "merged_into": origin, "summary_index": len(head) + target}
         )

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from compaction.messages import Message, call_name, has_tool_calls, tool_calls
-from compaction.result import MOVED, REMOVED, STRIPPED, STUBBED, OrphanFix, PhaseResult
+from compaction.result import Fate, OrphanFix, PhaseResult
 from compaction.text.one_liners import STUB_RESULT
 
 CALL_REMOVED_TEXT = "(tool call removed)"
@@ -114,7 +114,7 @@ def cleanup(
                         )
                     )
             message = _strip_calls(message, {str(c.get("id")) for c in own_calls})
-            _set_fate(fates, origins[position], STRIPPED)
+            _set_fate(fates, origins[position], Fate.CALL_STRIPPED)
         missing = [c for c in own_calls if str(c.get("id")) not in answered]
         if missing and orphan_strategy == "strip":
             keep_ids = {str(c.get("id")) for c in own_calls} - {str(c.get("id")) for c in missing}
@@ -130,7 +130,7 @@ def cleanup(
                         call_name(call),
                     )
                 )
-            _set_fate(fates, origins[position], STRIPPED)
+            _set_fate(fates, origins[position], Fate.CALL_STRIPPED)
         output.append(message)
         output_origins.append(origins[position])
         for result_position in results.get(position, []):
@@ -145,7 +145,7 @@ def cleanup(
                         names.get(str(messages[result_position].get("tool_call_id"))),
                     )
                 )
-                _set_fate(fates, origins[result_position], MOVED)
+                _set_fate(fates, origins[result_position], Fate.RESULT_MOVED)
             output.append(messages[result_position])
             output_origins.append(origins[result_position])
         if missing and orphan_strategy != "strip":
@@ -163,9 +163,9 @@ def cleanup(
                 )
                 output.append({"role": "tool", "tool_call_id": call_id, "content": STUB_RESULT})
                 output_origins.append(None)
-            _set_fate(fates, origins[position], STUBBED)
+            _set_fate(fates, origins[position], Fate.STUB_ADDED)
     for position in dropped:
-        _set_fate(fates, origins[position], REMOVED)
+        _set_fate(fates, origins[position], Fate.ORPHAN_REMOVED)
     details: dict[str, Any] = {
         "orphan_strategy": orphan_strategy,
         "fixes": [fix.to_dict() for fix in fixes],

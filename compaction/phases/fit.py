@@ -47,7 +47,7 @@ from compaction.phases.fit_cuts import (
     fit_marker,
 )
 from compaction.phases.fit_summary import cut_summary
-from compaction.result import CUT_TO_FIT, PhaseResult
+from compaction.result import Fate, PhaseResult
 from compaction.summary import MERGE_SEPARATOR, summary_parts
 from compaction.tokens import TokenCounter
 
@@ -286,7 +286,9 @@ def fit_phase(
     """The Fit step as a PhaseResult (named "fit"), and its report."""
     started = time.perf_counter()
     output, report = fit_to_window(messages, origins, window, counter, tokens_before, marks)
-    fates = {cut.input_index: CUT_TO_FIT for cut in report.cuts if cut.input_index is not None}
+    fates: dict[int, str] = {
+        cut.input_index: Fate.CUT_TO_FIT for cut in report.cuts if cut.input_index is not None
+    }
     phase = PhaseResult(
         name="fit",
         messages=output,

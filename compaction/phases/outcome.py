@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from compaction.messages import Message
-from compaction.result import FATE_ORDER, KEPT, OrphanFix, PhaseResult
+from compaction.result import FATE_ORDER, Fate, OrphanFix, PhaseResult
 
 NOTHING_TO_COMPRESS = "nothing to compress"
 MAX_FIXES_IN_REASON = 3
@@ -55,10 +55,10 @@ def restore_merged(
 
 def final_fates(count: int, phases: Sequence[PhaseResult]) -> dict[int, str]:
     """Each input message's most telling fate across the phases (see FATE_ORDER)."""
-    rank = {fate: position for position, fate in enumerate(FATE_ORDER)}
-    fates = dict.fromkeys(range(count), KEPT)
+    rank: dict[str, int] = {fate: position for position, fate in enumerate(FATE_ORDER)}
+    fates: dict[int, str] = dict.fromkeys(range(count), Fate.KEPT)
     for phase in phases:
         for index, fate in phase.fates.items():
-            if rank.get(fate, len(rank)) < rank.get(fates.get(index, KEPT), len(rank)):
+            if rank.get(fate, len(rank)) < rank.get(fates.get(index, Fate.KEPT), len(rank)):
                 fates[index] = fate
     return fates

@@ -24,7 +24,7 @@ from compaction.messages import (
     tool_calls,
 )
 from compaction.phases.boundaries import find_head_end, walk_tail
-from compaction.result import ARGS_TRUNCATED, DEDUPLICATED, SUMMARISED, PhaseResult
+from compaction.result import Fate, PhaseResult
 from compaction.text.one_liners import (
     DUPLICATE_MARKER,
     is_already_pruned,
@@ -33,7 +33,6 @@ from compaction.text.one_liners import (
 from compaction.tokens import TokenCounter
 
 TRUNCATION_SUFFIX = "...[truncated]"
-
 
 
 def _call_index(messages: Sequence[Message]) -> dict[int, tuple[str, str]]:
@@ -152,7 +151,7 @@ def prune(
             continue  # the protected head is never modified, not even by a lossless dedupe
         kept_index, kept_call = newest[content]
         output[index] = {**message, "content": DUPLICATE_MARKER}
-        fates[index] = DEDUPLICATED
+        fates[index] = Fate.DEDUPLICATED
         dedupe_rows.append(
             {
                 "hash": content_digest(content),
@@ -175,7 +174,7 @@ def prune(
                 name, arguments = calls.get(index, ("unknown", ""))
                 line = one_line_summary(name, arguments, content)
                 output[index] = {**message, "content": line}
-                fates[index] = SUMMARISED
+                fates[index] = Fate.CUT_TO_ONE_LINE
                 one_liners.append(
                     {"index": index, "tool": name, "line": line, "chars": len(content)}
                 )
@@ -183,7 +182,7 @@ def prune(
             new_calls, changed = _shrink_calls(message, config, shrunk, index)
             if changed:
                 output[index] = {**message, "tool_calls": new_calls}
-                fates[index] = ARGS_TRUNCATED
+                fates[index] = Fate.ARGUMENTS_SHORTENED
 
     tokens_after = sum(
         counter.count_message(output[i]) if i in fates else tokens[i] for i in range(len(output))

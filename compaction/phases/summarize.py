@@ -26,7 +26,7 @@ from compaction.messages import (
     mark_of,
     tool_calls,
 )
-from compaction.result import FOLDED, PREVIOUS_SUMMARY, PhaseResult
+from compaction.result import Fate, PhaseResult
 from compaction.summarizers.base import OnToken, Summarizer, SummaryRequest
 from compaction.summary import (
     SECTION_NAMES,
@@ -318,8 +318,10 @@ def summarize_phase(
             marks=marks,
         )
         _attach_provenance(outcome.summary, used, request, scope, raw_messages)
-    fates = {i: FOLDED for i in range(head_end, tail_start) if i not in skipped}
-    fates.update({i: PREVIOUS_SUMMARY for i in taken_out})
+    fates: dict[int, str] = {
+        i: Fate.FOLDED_INTO_SUMMARY for i in range(head_end, tail_start) if i not in skipped
+    }
+    fates.update({i: Fate.PREVIOUS_SUMMARY_REPLACED for i in taken_out})
     details: dict[str, Any] = {
         "summarizer": getattr(summarizer, "name", type(summarizer).__name__),
         "iterative": previous_summary is not None,

@@ -14,7 +14,7 @@ import streamlit as st
 
 from compaction.history import Comparison, RunRow
 from compaction.history.compare import run_settings
-from compaction.result import KEPT
+from compaction.result import Fate
 from compaction.ui.palette import CELL_TEXT, CHANGED_HIGHLIGHT, FATE_COLORS, FATE_LABELS
 from compaction.ui.untrusted import md_escape
 from compaction.ui.words import when
@@ -151,5 +151,5 @@ def fate_table(comparison: Comparison, a: RunRow, b: RunRow) -> None:
 
 def _fate_label(fate: str | None, index: int, run: RunRow) -> str:
     if fate is None:
-        return FATE_LABELS[KEPT] if index < run.messages_before else "—"
+        return FATE_LABELS[Fate.KEPT] if index < run.messages_before else "—"
     return FATE_LABELS.get(fate, fate)

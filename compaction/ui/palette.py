@@ -2,7 +2,7 @@
 a context window, and the ink of lines and labels.
 
 A colour means one thing: no fate is drawn in a region's colour (the before → after chart used to
-draw "summarised to one line" in the orange that means "middle" one chart above), and the only
+draw "cut to one line" in the orange that means "middle" one chart above), and the only
 colour two palettes share is the summary's, which means the summary in both. Every chart that
 colours by one of them carries a legend titled with what the colour encodes (REGION_TITLE,
 FATE_TITLE). tests/ui/test_palette.py holds these rules.
@@ -13,22 +13,7 @@ does not pick up the Streamlit theme for every chart type, so the colours are ex
 
 from __future__ import annotations
 
-from compaction.result import (
-    ARGS_TRUNCATED,
-    CUT_TO_FIT,
-    DEDUPLICATED,
-    FOLDED,
-    KEPT,
-    MERGED,
-    MOVED,
-    NOTE_ADDED,
-    PINNED,
-    PREVIOUS_SUMMARY,
-    REMOVED,
-    STRIPPED,
-    STUBBED,
-    SUMMARISED,
-)
+from compaction.result import Fate
 
 #: Where a message sits (Phase 2) or what the output holds in its place.
 REGION_COLORS: dict[str, str] = {
@@ -61,20 +46,20 @@ REGION_EMOJI: dict[str, str] = {
 #: Fates have their own colours, none of them a region's: in the fate chart the middle is the
 #: orchid of "folded into the summary", never the orange of "middle".
 FATE_COLORS: dict[str, str] = {
-    KEPT: "#6B7B8C",  # slate: unchanged
-    NOTE_ADDED: "#1F3A93",  # navy
-    ARGS_TRUNCATED: "#72B7B2",  # teal
-    MOVED: "#A0CBE8",  # light blue
-    SUMMARISED: "#8C6D31",  # ochre: a tool output cut to one line
-    DEDUPLICATED: "#E7BA52",  # gold
-    FOLDED: "#CE6DBD",  # orchid: now inside the summary
-    PREVIOUS_SUMMARY: "#DE9ED6",  # light orchid
-    MERGED: "#7B4173",  # plum
-    REMOVED: "#3B3B3B",  # near black: gone
-    STUBBED: "#AD494A",  # brick
-    STRIPPED: "#E7969C",  # pink
-    PINNED: "#0E7C86",  # dark cyan: the latest request, kept verbatim
-    CUT_TO_FIT: "#843C39",  # maroon
+    Fate.KEPT: "#6B7B8C",  # slate: unchanged
+    Fate.NOTE_ADDED: "#1F3A93",  # navy
+    Fate.ARGUMENTS_SHORTENED: "#72B7B2",  # teal
+    Fate.RESULT_MOVED: "#A0CBE8",  # light blue
+    Fate.CUT_TO_ONE_LINE: "#8C6D31",  # ochre: a tool output cut to one line
+    Fate.DEDUPLICATED: "#E7BA52",  # gold
+    Fate.FOLDED_INTO_SUMMARY: "#CE6DBD",  # orchid: now inside the summary
+    Fate.PREVIOUS_SUMMARY_REPLACED: "#DE9ED6",  # light orchid
+    Fate.SUMMARY_MERGED_IN: "#7B4173",  # plum
+    Fate.ORPHAN_REMOVED: "#3B3B3B",  # near black: gone
+    Fate.STUB_ADDED: "#AD494A",  # brick
+    Fate.CALL_STRIPPED: "#E7969C",  # pink
+    Fate.PINNED: "#0E7C86",  # dark cyan: the latest request, kept verbatim
+    Fate.CUT_TO_FIT: "#843C39",  # maroon
 }
 
 #: The fates only a peer's policy gives (compaction/lab/peers: PLACEHOLDER, TRUNCATED), in
@@ -95,20 +80,20 @@ PEER_COLORS: dict[str, str] = {
 }
 
 FATE_LABELS: dict[str, str] = {
-    KEPT: "kept",
-    NOTE_ADDED: "system note added",
-    ARGS_TRUNCATED: "arguments shrunk",
-    MOVED: "moved next to its call",
-    SUMMARISED: "summarised to one line",
-    DEDUPLICATED: "deduplicated",
-    FOLDED: "folded into the summary",
-    PREVIOUS_SUMMARY: "earlier summary replaced",
-    MERGED: "summary merged into it",
-    REMOVED: "removed (orphan)",
-    STUBBED: "got a stub result",
-    STRIPPED: "call stripped",
-    PINNED: "pinned after the summary",
-    CUT_TO_FIT: "cut to fit the window",
+    Fate.KEPT: "kept",
+    Fate.NOTE_ADDED: "system note added",
+    Fate.ARGUMENTS_SHORTENED: "arguments shortened",
+    Fate.RESULT_MOVED: "moved next to its call",
+    Fate.CUT_TO_ONE_LINE: "cut to one line",
+    Fate.DEDUPLICATED: "deduplicated",
+    Fate.FOLDED_INTO_SUMMARY: "folded into the summary",
+    Fate.PREVIOUS_SUMMARY_REPLACED: "earlier summary replaced",
+    Fate.SUMMARY_MERGED_IN: "summary merged into it",
+    Fate.ORPHAN_REMOVED: "removed (orphan)",
+    Fate.STUB_ADDED: "got a stub result",
+    Fate.CALL_STRIPPED: "call stripped",
+    Fate.PINNED: "pinned after the summary",
+    Fate.CUT_TO_FIT: "cut to fit the window",
 }
 
 

@@ -19,7 +19,7 @@ import streamlit as st
 from compaction.lab.peers import PEER_FATE_LABELS, PEER_NAMES, PEERS
 from compaction.lab.peers.base import PeerRun, PeerState
 from compaction.messages import Message, content_text
-from compaction.result import KEPT, CompactionResult
+from compaction.result import CompactionResult, Fate
 from compaction.summarizers.factory import make_summarizer
 from compaction.tokens import make_counter
 from compaction.ui.compute import run_key
@@ -62,9 +62,11 @@ def fate_rows(
     messages: list[Message], ours: CompactionResult, theirs: PeerRun
 ) -> dict[str, list[Any]]:
     """One row per original message: its role, a preview, and its fate in each result."""
-    ours_fates = [LABELS.get(f, f) for f in (ours.fates.get(i, KEPT) for i in range(len(messages)))]
+    ours_fates = [
+        LABELS.get(f, f) for f in (ours.fates.get(i, Fate.KEPT) for i in range(len(messages)))
+    ]
     peer_fates = [
-        LABELS.get(f, f) for f in (theirs.fates.get(i, KEPT) for i in range(len(messages)))
+        LABELS.get(f, f) for f in (theirs.fates.get(i, Fate.KEPT) for i in range(len(messages)))
     ]
     return {
         "#": list(range(len(messages))),

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from compaction.messages import Message, is_summary_message
-from compaction.result import FOLDED, KEPT, PREVIOUS_SUMMARY, CompactionResult
+from compaction.result import CompactionResult, Fate
 from compaction.ui.charts import preview
 from compaction.ui.palette import FATE_LABELS
 from compaction.ui.phase_diff import message_text
@@ -74,7 +74,8 @@ def align(original: Sequence[Message], result: CompactionResult) -> list[Aligned
     folded = tuple(
         i
         for i in range(len(original))
-        if i not in placed and fates.get(i) in (FOLDED, PREVIOUS_SUMMARY)
+        if i not in placed
+        and fates.get(i) in (Fate.FOLDED_INTO_SUMMARY, Fate.PREVIOUS_SUMMARY_REPLACED)
     )
     in_summary = set(folded)
     # Input messages with no output and not in the summary (orphans removed) sit after the row
@@ -104,7 +105,7 @@ def align(original: Sequence[Message], result: CompactionResult) -> list[Aligned
             for removed in after.pop(origin, []):
                 rows.append(AlignedRow((removed,), None, "removed", fates.get(removed)))
     if summary_at is None and folded:  # no summary message to stand beside: shown as removed
-        rows.append(AlignedRow(folded, None, "removed", FOLDED))
+        rows.append(AlignedRow(folded, None, "removed", Fate.FOLDED_INTO_SUMMARY))
     for leftovers in after.values():
         rows += [AlignedRow((i,), None, "removed", fates.get(i)) for i in leftovers]
     return rows
@@ -175,7 +176,7 @@ def _side_label(row: AlignedRow, side: str) -> str:
         )
     else:
         where = f"out #{row.right}" if row.right is not None else "—"
-    fate = FATE_LABELS.get(row.fate or "", "") if row.fate and row.fate != KEPT else ""
+    fate = FATE_LABELS.get(row.fate or "", "") if row.fate and row.fate != Fate.KEPT else ""
     return f"{where} · {_KIND_LABELS[row.kind]}" + (f" · {fate}" if fate else "")
 
 

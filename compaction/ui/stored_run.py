@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from compaction.errors import HistoryError
 from compaction.history import History
-from compaction.result import CompactionResult, OrphanFix, PhaseResult
+from compaction.result import CompactionResult, OrphanFix, PhaseResult, as_fate
 from compaction.summary import Summary, items_from_dict
 
 _T = TypeVar("_T")
@@ -42,7 +42,8 @@ def history_call(operation: Callable[[History], _T]) -> _T:
 def _int_keys(raw: Any) -> dict[int, str]:
     if not isinstance(raw, dict):
         return {}
-    return {int(index): str(fate) for index, fate in raw.items()}
+    # A run stored by an earlier version may hold a fate's old name ("summarised").
+    return {int(index): as_fate(str(fate)) for index, fate in raw.items()}
 
 
 def _phase(raw: dict[str, Any]) -> PhaseResult:

@@ -9,7 +9,7 @@ import pytest
 from engine_helpers import assistant, call, calls, system, tool, user
 
 from compaction.phases.assemble import assemble, choose_role, summary_content
-from compaction.result import MERGED, NOTE_ADDED
+from compaction.result import Fate
 from compaction.summary import MERGE_SEPARATOR, SUMMARY_PREFIX, SYSTEM_NOTE, static_marker
 from compaction.validate import validate
 
@@ -72,7 +72,7 @@ def test_summary_inserted_between_head_and_tail() -> None:
         messages[5],
     ]
     assert result.origins == [0, 1, 2, None, 5]
-    assert result.fates == {0: NOTE_ADDED}
+    assert result.fates == {0: Fate.NOTE_ADDED}
     assert result.details["summary_role"] == "user"
     assert result.details["summary_index"] == 3
     assert result.details["system_note_added"] is True
@@ -101,7 +101,7 @@ def test_merge_into_the_first_tail_message() -> None:
     assert result.messages[3] == {"role": "user", "content": merged}
     assert len(result.messages) == 4
     assert result.origins == [0, 1, 2, 4]
-    assert result.fates[4] == MERGED
+    assert result.fates[4] == Fate.SUMMARY_MERGED_IN
     assert result.details["summary_role"] is None
     assert result.details["merged_into"] == 4
     assert "merged into the first tail message" in result.details["role_reason"]
@@ -125,7 +125,7 @@ def test_system_note_is_never_added_twice() -> None:
     assert result.messages[0] == noted
     assert result.messages[0]["content"].count(SYSTEM_NOTE) == 1
     assert result.details["system_note_added"] is False
-    assert NOTE_ADDED not in result.fates.values()
+    assert Fate.NOTE_ADDED not in result.fates.values()
 
 
 def test_no_system_message_no_note() -> None:

@@ -13,7 +13,7 @@ from compaction.phases.cleanup import (
     CALL_SUMMARISED,
     cleanup,
 )
-from compaction.result import MOVED, REMOVED, STRIPPED, STUBBED
+from compaction.result import Fate
 from compaction.text.one_liners import STUB_RESULT
 
 
@@ -34,7 +34,7 @@ def test_orphan_result_is_removed() -> None:
     phase, fixes = run(messages)
     assert phase.messages == [messages[0], messages[2]]
     assert phase.origins == [0, 2]
-    assert phase.fates == {1: REMOVED}
+    assert phase.fates == {1: Fate.ORPHAN_REMOVED}
     assert [(f.kind, f.tool_call_id, f.message_index, f.reason) for f in fixes] == [
         ("removed_result", "gone", 1, "its call was never in the input")
     ]
@@ -74,7 +74,7 @@ def test_missing_result_gets_a_stub_after_the_group() -> None:
         messages[3],
     ]
     assert phase.origins == [0, 1, 2, None, 3]
-    assert phase.fates == {1: STUBBED}
+    assert phase.fates == {1: Fate.STUB_ADDED}
     assert len(fixes) == 1
     fix = fixes[0]
     assert (fix.kind, fix.tool_call_id, fix.message_index, fix.output_index, fix.tool_name) == (
@@ -96,7 +96,7 @@ def test_strip_removes_the_call_instead() -> None:
     assert phase.messages[1]["tool_calls"] == [messages[1]["tool_calls"][0]]
     assert phase.messages[1]["content"] == "Checking."
     assert len(phase.messages) == 3
-    assert phase.fates == {1: STRIPPED}
+    assert phase.fates == {1: Fate.CALL_STRIPPED}
     assert [(f.kind, f.tool_call_id) for f in fixes] == [("stripped_call", "2")]
 
 
@@ -113,7 +113,7 @@ def test_separated_result_is_moved_next_to_its_call() -> None:
     phase, fixes = run(messages)
     assert phase.messages == [messages[0], messages[1], messages[3], messages[2]]
     assert phase.origins == [0, 1, 3, 2]
-    assert phase.fates == {3: MOVED}
+    assert phase.fates == {3: Fate.RESULT_MOVED}
     assert [(f.kind, f.message_index, f.output_index) for f in fixes] == [("moved_result", 3, 2)]
 
 
@@ -130,7 +130,7 @@ def test_duplicate_result_is_removed() -> None:
     phase, fixes = run(messages)
     assert phase.messages == messages[:3]
     assert fixes[0].reason == "its call was already answered by an earlier result"
-    assert phase.fates == {3: REMOVED}
+    assert phase.fates == {3: Fate.ORPHAN_REMOVED}
 
 
 def test_reused_call_id_is_stripped_from_the_later_message() -> None:
@@ -143,7 +143,7 @@ def test_reused_call_id_is_stripped_from_the_later_message() -> None:
     ]
     phase, fixes = run(messages)
     assert phase.messages[3]["tool_calls"] == [messages[3]["tool_calls"][1]]
-    assert phase.fates[3] == STRIPPED
+    assert phase.fates[3] == Fate.CALL_STRIPPED
     assert fixes[0].reason == "an earlier message already used this call id; removed"
 
 

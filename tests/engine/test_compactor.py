@@ -16,7 +16,7 @@ from compaction.compactor import INEFFECTIVE_REASON
 from compaction.errors import ConfigError, InvalidConversationError, SummarizationError
 from compaction.lab.samples import SAMPLES_DIR
 from compaction.phases.outcome import NOTHING_TO_COMPRESS
-from compaction.result import FOLDED, KEPT, PHASE_NAMES, REMOVED, SUMMARISED
+from compaction.result import PHASE_NAMES, Fate
 from compaction.summarizers.base import OnToken, StaticSummarizer, SummaryRequest
 from compaction.summary import SECTION_NAMES, SUMMARY_PREFIX, SYSTEM_NOTE, static_marker
 from compaction.text.one_liners import STUB_RESULT
@@ -48,7 +48,7 @@ def assert_consistent(result: Any, count: int) -> None:
         assert origin is None or 0 <= origin < count
     kept = {o for o in last.origins if o is not None}
     for index, fate in result.fates.items():
-        if fate == FOLDED:
+        if fate == Fate.FOLDED_INTO_SUMMARY:
             assert index not in kept
     call_ids = {c["id"] for m in result.messages for c in m.get("tool_calls") or []}
     result_ids = [m["tool_call_id"] for m in result.messages if m["role"] == "tool"]
@@ -83,7 +83,7 @@ def test_forced_compaction_end_to_end() -> None:
     )
     assert result.tokens_after == Compactor(CONFIG).count_tokens(result.messages)
     assert_consistent(result, len(messages))
-    assert FOLDED in result.fates.values()
+    assert Fate.FOLDED_INTO_SUMMARY in result.fates.values()
     assert result.fates[0] == "note_added"
 
 
@@ -91,10 +91,10 @@ def test_fates_record_pruning_of_folded_messages_as_folded() -> None:
     messages = coding_session(turns=8, output_chars=2_000)
     result = compress(messages, CONFIG)
     prune = result.phase("prune")
-    summarised = [i for i, f in prune.fates.items() if f == SUMMARISED]
+    summarised = [i for i, f in prune.fates.items() if f == Fate.CUT_TO_ONE_LINE]
     assert summarised
     for index in summarised:
-        assert result.fates[index] in (FOLDED, SUMMARISED)
+        assert result.fates[index] in (Fate.FOLDED_INTO_SUMMARY, Fate.CUT_TO_ONE_LINE)
 
 
 def test_below_threshold_auto_is_skipped() -> None:
@@ -105,7 +105,7 @@ def test_below_threshold_auto_is_skipped() -> None:
     assert result.skip_reason.startswith("below the threshold: ")
     assert "< 1,000 (50% of 2,000)" in result.skip_reason
     assert result.messages == messages
-    assert set(result.fates.values()) == {KEPT}
+    assert set(result.fates.values()) == {Fate.KEPT}
     assert not Compactor(CONFIG).should_compress(messages)
 
 
@@ -132,7 +132,7 @@ def test_nothing_to_compress_still_names_the_repairs_it_made() -> None:
         "'nope', message 2: its call was never in the input"
     )
     assert [fix.reason for fix in result.orphan_fixes] == ["its call was never in the input"]
-    assert result.fates[2] == REMOVED
+    assert result.fates[2] == Fate.ORPHAN_REMOVED
 
 
 def test_a_skip_reason_lists_at_most_three_repairs() -> None:
@@ -291,7 +291,7 @@ def test_a_summary_that_would_grow_the_context_is_discarded() -> None:
     assert result.tokens_after <= result.tokens_before
     assert result.messages == messages  # nothing to prune: the input comes back whole
     assert result.summary is None and compactor.previous_summary is None
-    assert set(result.fates.values()) == {KEPT}  # nothing is reported as folded
+    assert set(result.fates.values()) == {Fate.KEPT}  # nothing is reported as folded
     summarize = result.phase("summarize").details
     assert summarize["discarded"].startswith("With the summary spliced in the context would grow")
     assert SECTION_NAMES[0] in summarize["summary_text"]  # still there to look at
@@ -311,7 +311,9 @@ def test_facts_of_tail_outputs_cut_to_one_line_reach_the_summary() -> None:
     tail_start = result.phase("boundaries").details["tail_start"]
     assert tail_start < 23  # the two big outputs (23, 25) are in the tail...
     pruned = result.phase("prune")
-    assert pruned.fates[23] == SUMMARISED and pruned.fates[25] == SUMMARISED  # ...as one-liners
+    assert (
+        pruned.fates[23] == Fate.CUT_TO_ONE_LINE and pruned.fates[25] == Fate.CUT_TO_ONE_LINE
+    )  # ...as one-liners
     assert result.phase("summarize").details["pruned_tail_outputs"] >= 2
     assert result.summary is not None
     critical = result.summary.sections["Critical Context"]

@@ -11,7 +11,7 @@ from engine_helpers import assistant, big, call, calls, coding_session, system, 
 
 from compaction.config import CompactionConfig
 from compaction.phases.prune import TRUNCATION_SUFFIX, prune, shrink_arguments
-from compaction.result import ARGS_TRUNCATED, DEDUPLICATED, SUMMARISED
+from compaction.result import Fate
 from compaction.text.one_liners import DUPLICATE_MARKER, STUB_RESULT
 from compaction.tokens import RoughCounter
 
@@ -35,7 +35,7 @@ def test_one_liners_only_between_head_and_protected_tail() -> None:
     assert head_end == 3
     # The raw walk (no alignment here) holds exactly min_tail_messages: call, result, reply.
     assert tail_start == 24
-    summarised = sorted(i for i, fate in result.fates.items() if fate == SUMMARISED)
+    summarised = sorted(i for i, fate in result.fates.items() if fate == Fate.CUT_TO_ONE_LINE)
     assert summarised == [5, 9, 13, 17, 21]
     for index in summarised:
         assert messages[index]["content"].count("\n") + 1 == 21
@@ -75,7 +75,7 @@ def test_head_outputs_are_never_summarised() -> None:
 def test_short_outputs_are_left_alone() -> None:
     messages = coding_session(turns=5, output_chars=200)
     result = run(messages)
-    assert SUMMARISED not in result.fates.values()
+    assert Fate.CUT_TO_ONE_LINE not in result.fates.values()
     assert result.messages == messages
 
 
@@ -98,7 +98,7 @@ def test_dedupe_keeps_the_newest_copy_and_records_the_table() -> None:
     assert result.messages[4]["content"] == DUPLICATE_MARKER
     assert result.messages[6]["content"] == DUPLICATE_MARKER
     assert result.messages[9]["content"] == same
-    assert result.fates[4] == DEDUPLICATED and result.fates[6] == DEDUPLICATED
+    assert result.fates[4] == Fate.DEDUPLICATED and result.fates[6] == Fate.DEDUPLICATED
     table = result.details["dedupe"]
     assert [(row["index"], row["kept_index"]) for row in table] == [(4, 9), (6, 9)]
     assert [(row["tool_call_id"], row["kept_tool_call_id"]) for row in table] == [
@@ -185,7 +185,7 @@ def test_long_arguments_are_shrunk_recursively_as_json() -> None:
         *coding_session(turns=2)[3:],
     ]
     result = run(messages)
-    assert result.fates[3] == ARGS_TRUNCATED
+    assert result.fates[3] == Fate.ARGUMENTS_SHORTENED
     shrunk = result.messages[3]["tool_calls"][0]["function"]["arguments"]
     assert json.loads(shrunk) == {
         "path": "notes.md",
@@ -266,6 +266,6 @@ def test_a_reused_call_id_names_the_call_each_result_answers() -> None:
     result = run(
         messages, CompactionConfig(context_length=1_000, counter="rough", protect_first_n=2)
     )
-    assert result.fates[4] == SUMMARISED and result.fates[6] == SUMMARISED
+    assert result.fates[4] == Fate.CUT_TO_ONE_LINE and result.fates[6] == Fate.CUT_TO_ONE_LINE
     assert result.messages[4]["content"].startswith("[update_reservation]")
     assert result.messages[6]["content"].startswith("[get_user_details]")

@@ -16,7 +16,7 @@ from compaction.phases.summarize import (
     serialize_turns,
     summarize_phase,
 )
-from compaction.result import FOLDED, PREVIOUS_SUMMARY
+from compaction.result import Fate
 from compaction.summarizers.base import OnToken, StaticSummarizer, SummaryRequest
 from compaction.summary import SECTION_NAMES, SUMMARY_PREFIX, render_summary, static_marker
 
@@ -149,7 +149,12 @@ def test_phase_builds_the_request_and_fates() -> None:
     assert "THE USER'S LATEST REQUEST" in request.prompt  # in the tail: the model is shown it
     assert not request.iterative
     assert taken_out == set()
-    assert phase.fates == {3: FOLDED, 4: FOLDED, 5: FOLDED, 6: FOLDED}
+    assert phase.fates == {
+        3: Fate.FOLDED_INTO_SUMMARY,
+        4: Fate.FOLDED_INTO_SUMMARY,
+        5: Fate.FOLDED_INTO_SUMMARY,
+        6: Fate.FOLDED_INTO_SUMMARY,
+    }
     assert outcome.fallback_used is None
     assert outcome.summary is not None and outcome.summary.sections["Goal"] == "recorded goal"
     assert phase.details["turns"] == 4
@@ -169,7 +174,7 @@ def test_previous_summary_is_taken_out_and_makes_the_update_iterative() -> None:
     assert "PREVIOUS SUMMARY:\n## Goal\nearlier goal" in request.prompt
     assert "NEW TURNS TO INCORPORATE:" in request.prompt
     assert old not in request.serialized
-    assert phase.fates[3] == PREVIOUS_SUMMARY
+    assert phase.fates[3] == Fate.PREVIOUS_SUMMARY_REPLACED
     assert phase.details["previous_summary_indices"] == [3]
 
 

@@ -29,7 +29,7 @@ from compaction.lab.peers import (
 from compaction.lab.peers.codex import HANDOFF_PREAMBLE, TRUNCATION_MARK
 from compaction.lab.peers.gemini_cli import ACKNOWLEDGEMENT
 from compaction.messages import content_text, tool_calls
-from compaction.result import FOLDED, KEPT
+from compaction.result import Fate
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.tokens import make_counter
 from compaction.validate import errors, validate
@@ -84,14 +84,14 @@ def test_hermes_last_assistant_rule_keeps_the_whole_run_after_its_last_text() ->
     assert run.details["budget_tail_start"] == n - 20
     assert run.details["last_assistant_text"] == 4
     assert run.details["tail_start"] == 4
-    assert run.fates[3] == FOLDED
-    assert [run.fates[i] for i in range(3)] == [KEPT] * 3
+    assert run.fates[3] == Fate.FOLDED_INTO_SUMMARY
+    assert [run.fates[i] for i in range(3)] == [Fate.KEPT] * 3
     kept = [origin for origin in run.origins if origin is not None]
     assert kept == [0, 1, 2, *range(4, n)]
     # Tool outputs before the protected tail became placeholders; the last 20 messages did not.
     placeholders = sorted(i for i, fate in run.fates.items() if fate == PLACEHOLDER)
     assert placeholders == [i for i in range(6, n - 20) if messages[i]["role"] == "tool"]
-    assert all(run.fates[i] == KEPT for i in range(n - 20, n))
+    assert all(run.fates[i] == Fate.KEPT for i in range(n - 20, n))
     assert any("last assistant message with text is message 4" in note for note in run.notes)
 
 
@@ -140,8 +140,8 @@ def test_codex_keeps_user_messages_newest_first_within_20000_tokens_and_truncate
     # 20,000 and is truncated; first is not kept at all.
     assert run.origins == [0, second, third, fourth, fifth, None]
     assert run.fates[second] == TRUNCATED
-    assert run.fates[first] == FOLDED
-    assert all(run.fates[i] == KEPT for i in (0, third, fourth, fifth))
+    assert run.fates[first] == Fate.FOLDED_INTO_SUMMARY
+    assert all(run.fates[i] == Fate.KEPT for i in (0, third, fourth, fifth))
     cut = content_text(run.messages[1])
     assert cut.startswith("second ") and cut.endswith(TRUNCATION_MARK)
     kept_users = run.messages[1:5]
@@ -151,7 +151,11 @@ def test_codex_keeps_user_messages_newest_first_within_20000_tokens_and_truncate
     assert all(m["role"] in ("system", "user") for m in run.messages)
     assert not any(tool_calls(m) for m in run.messages)
     assert content_text(run.messages[-1]).startswith(HANDOFF_PREAMBLE)
-    assert all(run.fates[i] == FOLDED for i, m in enumerate(messages) if m["role"] != "user" and i)
+    assert all(
+        run.fates[i] == Fate.FOLDED_INTO_SUMMARY
+        for i, m in enumerate(messages)
+        if m["role"] != "user" and i
+    )
 
 
 # -- openhands ------------------------------------------------------------------------------------
@@ -174,7 +178,7 @@ def test_openhands_triggers_on_the_event_count_and_condenses_to_half() -> None:
     # max_size // 2 = 60 events: the first 4, the summary, the last 55.
     assert len(run.messages) == 60
     assert run.origins == [0, 1, 2, 3, None, *range(66, 121)]
-    assert all(run.fates[i] == FOLDED for i in range(4, 66))
+    assert all(run.fates[i] == Fate.FOLDED_INTO_SUMMARY for i in range(4, 66))
     small = make_peer("openhands", {"max_size": 20, "keep_first": 2})
     assert small.compact(chat(21), 128_000, COUNTER, SUMMARIZER).origins == [
         0,

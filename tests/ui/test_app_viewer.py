@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from compaction.config import CompactionConfig
 from compaction.lab.samples import load_sample
 from compaction.messages import content_text
-from compaction.result import FOLDED, PREVIOUS_SUMMARY
+from compaction.result import Fate
 from compaction.text.tool_output import decode_tool_output, parse_tool_output
 from compaction.tokens import make_counter
 from compaction.ui.composition import CONTENT_PARTS
@@ -135,10 +135,10 @@ def test_find_and_filters_leave_exactly_the_matching_rows() -> None:
 def test_fate_filter_follows_the_run_on_view() -> None:
     at = click(open_app(sample=SAMPLE), "step_all")
     expected = library_result(SAMPLE, context_length=128_000)
-    at.multiselect(key="find_fates").set_value(["summarised"])
+    at.multiselect(key="find_fates").set_value(["cut_to_one_line"])
     _run(at)
     rows = list(dataframe_with(at, "preview")["#"])
-    assert rows == sorted(i for i, fate in expected.fates.items() if fate == "summarised")
+    assert rows == sorted(i for i, fate in expected.fates.items() if fate == "cut_to_one_line")
     assert rows
 
 
@@ -186,7 +186,11 @@ def test_side_by_side_pairs_the_summarised_span_with_the_summary() -> None:
     messages = load_sample(SAMPLE).messages
     expected = library_result(SAMPLE, context_length=128_000)
     rows = align(messages, expected)
-    folded = sorted(i for i, f in expected.fates.items() if f in (FOLDED, PREVIOUS_SUMMARY))
+    folded = sorted(
+        i
+        for i, f in expected.fates.items()
+        if f in (Fate.FOLDED_INTO_SUMMARY, Fate.PREVIOUS_SUMMARY_REPLACED)
+    )
     summary_rows = [row for row in rows if row.kind == "summary"]
     assert len(summary_rows) == 1 and list(summary_rows[0].left) == folded
     summary_text = content_text(expected.messages[summary_rows[0].right or 0])
@@ -195,7 +199,7 @@ def test_side_by_side_pairs_the_summarised_span_with_the_summary() -> None:
     assert sorted(r.right for r in rows if r.right is not None) == list(
         range(len(expected.messages))
     )
-    one_liners = [row for row in rows if row.fate == "summarised"]
+    one_liners = [row for row in rows if row.fate == "cut_to_one_line"]
     assert one_liners and all(row.kind == "changed" and len(row.left) == 1 for row in one_liners)
 
     at = click(open_app(sample=SAMPLE), "step_all")

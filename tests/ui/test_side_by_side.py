@@ -8,7 +8,7 @@ import pytest
 from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.lab.samples import list_samples, load_sample
-from compaction.result import FOLDED, PREVIOUS_SUMMARY, REMOVED
+from compaction.result import Fate
 from compaction.ui.side_by_side import align, row_diff, row_texts
 
 SAMPLE_IDS = [sample.id for sample in list_samples()]
@@ -22,7 +22,11 @@ def test_every_message_is_on_exactly_one_row(sample_id: str) -> None:
     assert sorted(i for row in rows for i in row.left) == list(range(len(messages)))
     rights = [row.right for row in rows if row.right is not None]
     assert rights == list(range(len(result.messages)))  # in the compacted order, none skipped
-    folded = sorted(i for i, f in result.fates.items() if f in (FOLDED, PREVIOUS_SUMMARY))
+    folded = sorted(
+        i
+        for i, f in result.fates.items()
+        if f in (Fate.FOLDED_INTO_SUMMARY, Fate.PREVIOUS_SUMMARY_REPLACED)
+    )
     if not result.skipped and folded:
         (summary,) = [row for row in rows if row.kind == "summary"]
         assert [i for i in summary.left if i in folded] == folded
@@ -42,7 +46,7 @@ def test_orphans_sample_shows_the_removed_result_and_the_inserted_stub() -> None
     rows = align(messages, result)
     removed = [row for row in rows if row.kind == "removed"]
     inserted = [row for row in rows if row.kind == "inserted"]
-    assert removed and all(result.fates.get(row.left[0]) == REMOVED for row in removed)
+    assert removed and all(result.fates.get(row.left[0]) == Fate.ORPHAN_REMOVED for row in removed)
     assert inserted and all(not row.left for row in inserted)
     left, right = row_texts(inserted[0], messages, result.messages)
     assert left == "(new: not in the original)" and right.startswith("[tool]")
@@ -53,8 +57,12 @@ def test_consecutive_removed_messages_stay_where_they_were() -> None:
 
     original = [{"role": "user", "content": f"m{i}"} for i in range(5)]
     kept = [original[0], original[3], original[4]]
-    final = PhaseResult("cleanup", kept, [0, 3, 4], 10, 6, {1: REMOVED, 2: REMOVED})
-    result = CompactionResult(kept, [final], 10, 6, fates={1: REMOVED, 2: REMOVED})
+    final = PhaseResult(
+        "cleanup", kept, [0, 3, 4], 10, 6, {1: Fate.ORPHAN_REMOVED, 2: Fate.ORPHAN_REMOVED}
+    )
+    result = CompactionResult(
+        kept, [final], 10, 6, fates={1: Fate.ORPHAN_REMOVED, 2: Fate.ORPHAN_REMOVED}
+    )
     rows = align(original, result)
     assert [(row.left, row.right, row.kind) for row in rows] == [
         ((0,), 0, "kept"),

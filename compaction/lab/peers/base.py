@@ -29,7 +29,7 @@ from compaction.messages import (
     mark_of,
 )
 from compaction.phases.summarize import build_prompt, serialize_turns
-from compaction.result import FOLDED, KEPT, CompactionResult
+from compaction.result import CompactionResult, Fate
 from compaction.summarizers.base import Summarizer, SummaryRequest
 from compaction.summary import Summary, parse_summary, render_summary, strip_summary_prefix
 from compaction.tokens import TokenCounter
@@ -301,7 +301,7 @@ def unchanged(
         peer=peer,
         messages=[dict(message) for message in messages],
         origins=list(range(len(messages))),
-        fates=dict.fromkeys(range(len(messages)), KEPT),
+        fates=dict.fromkeys(range(len(messages)), Fate.KEPT),
         tokens_before=tokens,
         tokens_after=tokens,
         compacted=False,
@@ -313,4 +313,4 @@ def unchanged(
 def folded_fates(start: int, stop: int, summaries: Sequence[int] = ()) -> dict[int, str]:
     """FOLDED for every index in [start, stop) (earlier summaries are marked by the caller)."""
     skip = set(summaries)
-    return {index: FOLDED for index in range(start, stop) if index not in skip}
+    return {index: Fate.FOLDED_INTO_SUMMARY for index in range(start, stop) if index not in skip}

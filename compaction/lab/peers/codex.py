@@ -45,7 +45,7 @@ from compaction.lab.peers.base import (
     write_summary,
 )
 from compaction.messages import Message, content_text, with_content
-from compaction.result import FOLDED, KEPT, PREVIOUS_SUMMARY
+from compaction.result import Fate
 from compaction.summarizers.base import Summarizer
 from compaction.tokens import TokenCounter
 
@@ -192,11 +192,11 @@ class Codex:
         origins.append(None)
         for index in range(n):
             if index in initial_set or (index in kept and index not in fates):
-                fates[index] = KEPT
+                fates[index] = Fate.KEPT
             elif index in summaries:
-                fates[index] = PREVIOUS_SUMMARY
+                fates[index] = Fate.PREVIOUS_SUMMARY_REPLACED
             else:
-                fates.setdefault(index, FOLDED)
+                fates.setdefault(index, Fate.FOLDED_INTO_SUMMARY)
         state.compactions += 1
         if parsed is not None:
             state.previous_summary = text

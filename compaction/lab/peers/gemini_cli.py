@@ -45,7 +45,7 @@ from compaction.lab.peers.base import (
     write_summary,
 )
 from compaction.messages import Message, call_arguments, content_text, tool_calls, with_content
-from compaction.result import FOLDED, KEPT, PREVIOUS_SUMMARY
+from compaction.result import Fate
 from compaction.summarizers.base import Summarizer
 from compaction.tokens import TokenCounter
 
@@ -212,10 +212,10 @@ class GeminiCli:
             run = unchanged(self.name, original, tokens_before, reason, rejected=reason)
             run.details = {"split": split, "would_be_tokens": tokens_after}
             return run
-        all_fates = dict.fromkeys(range(n), KEPT)
+        all_fates: dict[int, str] = dict.fromkeys(range(n), Fate.KEPT)
         all_fates.update({i: f for i, f in fates.items() if i >= split})
-        all_fates.update({i: FOLDED for i in older})
-        all_fates.update({i: PREVIOUS_SUMMARY for i in summaries})
+        all_fates.update({i: Fate.FOLDED_INTO_SUMMARY for i in older})
+        all_fates.update({i: Fate.PREVIOUS_SUMMARY_REPLACED for i in summaries})
         state.compactions += 1
         if parsed is not None:
             state.previous_summary = text

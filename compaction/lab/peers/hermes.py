@@ -53,7 +53,7 @@ from compaction.messages import Message, content_text, group_end, prepend_text, 
 from compaction.phases.assemble import choose_role, summary_content
 from compaction.phases.boundaries import align_backward
 from compaction.phases.cleanup import cleanup
-from compaction.result import KEPT, MERGED, PREVIOUS_SUMMARY
+from compaction.result import Fate
 from compaction.summarizers.base import Summarizer
 from compaction.tokens import TokenCounter, make_counter
 
@@ -226,13 +226,13 @@ class Hermes:
             merged = with_content(tail[0], prepend_text(tail[0].get("content"), body))
             assembled = [*head, merged, *tail[1:]]
             origins += list(range(tail_start, n))
-            fates[tail_start] = MERGED
+            fates[tail_start] = Fate.SUMMARY_MERGED_IN
         cleaned, _fixes = cleanup(assembled, origins, "stub", original)
         fates.update(folded_fates(head_end, tail_start, summaries))
-        fates.update({i: PREVIOUS_SUMMARY for i in summaries})
+        fates.update({i: Fate.PREVIOUS_SUMMARY_REPLACED for i in summaries})
         fates.update(cleaned.fates)
         for index in range(n):
-            fates.setdefault(index, KEPT)
+            fates.setdefault(index, Fate.KEPT)
         tokens_after = counter.count_messages(cleaned.messages)
         savings = (tokens_before - tokens_after) / tokens_before * 100 if tokens_before else 0.0
         state.ineffective = state.ineffective + 1 if savings < INEFFECTIVE_PCT else 0
@@ -285,7 +285,7 @@ class Hermes:
             peer=self.name,
             messages=pruned,
             origins=list(range(len(pruned))),
-            fates={index: fates.get(index, KEPT) for index in range(len(original))},
+            fates={index: fates.get(index, Fate.KEPT) for index in range(len(original))},
             tokens_before=tokens_before,
             tokens_after=counter.count_messages(pruned),
             notes=[

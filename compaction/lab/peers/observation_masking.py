@@ -22,7 +22,7 @@ from typing import ClassVar
 
 from compaction.lab.peers.base import PLACEHOLDER, PeerRun, PeerState, check_ranges, unchanged
 from compaction.messages import Message, content_text, with_content
-from compaction.result import KEPT
+from compaction.result import Fate
 from compaction.summarizers.base import Summarizer
 from compaction.tokens import TokenCounter
 
@@ -101,7 +101,7 @@ class ObservationMasking:
         output = [dict(m) for m in original]
         for index in indices:
             output[index] = masked(original[index])
-        fates = dict.fromkeys(range(len(original)), KEPT)
+        fates: dict[int, str] = dict.fromkeys(range(len(original)), Fate.KEPT)
         fates.update(dict.fromkeys(indices, PLACEHOLDER))
         if state is not None:
             state.compactions += 1

@@ -43,7 +43,7 @@ from compaction.lab.peers.base import (
 )
 from compaction.messages import Message, content_text, with_content
 from compaction.phases.assemble import summary_content
-from compaction.result import KEPT, PREVIOUS_SUMMARY
+from compaction.result import Fate
 from compaction.summarizers.base import Summarizer
 from compaction.tokens import TokenCounter
 
@@ -140,9 +140,9 @@ class OpenHands:
         output = [*(dict(m) for m in original[:head]), summary_message]
         output += [dict(m) for m in original[tail_start:]]
         origins: list[int | None] = [*range(head), None, *range(tail_start, n)]
-        fates = dict.fromkeys(range(n), KEPT)
+        fates: dict[int, str] = dict.fromkeys(range(n), Fate.KEPT)
         fates.update(folded_fates(head, tail_start, summaries))
-        fates.update({i: PREVIOUS_SUMMARY for i in summaries})
+        fates.update({i: Fate.PREVIOUS_SUMMARY_REPLACED for i in summaries})
         state.compactions += 1
         if parsed is not None:
             state.previous_summary = text

@@ -32,6 +32,8 @@ from compaction.text.redact import redact
 from compaction.tokens import TokenCounter, make_counter
 
 NO_REQUEST = "None."
+
+
 def _redact(text: str) -> str:
     """Redaction runs over every line of every run; the same lines come back when a session is
     compacted again with other budgets, so each distinct line is redacted once per cache."""
