@@ -94,7 +94,9 @@ def from_conversation(
         source=source,
         warnings=conversation.warnings,
         settings=settings,
-        report=[report.summary_line(), *report.skip_lines()] if report is not None else [],
+        report=[report.summary_line(), *report.skip_lines(), f"usage: {conversation.usage_line()}"]
+        if report is not None
+        else [],
         compactions=conversation.compaction_lines(),
         recorded=[compaction.to_dict() for compaction in conversation.compactions],
         metadata=conversation.metadata,
