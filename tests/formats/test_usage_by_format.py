@@ -5,11 +5,11 @@ computed here from the raw JSON alone (no importer code), and hand-made records 
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+import usage_by_hand as by_hand
 from corpus_paths import corpus_path
 
 from compaction.formats import load_conversation, load_conversations
@@ -35,42 +35,6 @@ def _path(name: str) -> Path:
     return path
 
 
-def _lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    return [
-        (number, json.loads(text))
-        for number, text in enumerate(path.read_text().splitlines(), 1)
-        if text.strip()
-    ]
-
-
-# -- Claude Code: one call per message.id, the last record's output ---------------------------
-
-
-def _claude_expected(path: Path) -> list[tuple[str, int, int, int, int]]:
-    """(id, prompt, cache read, cache write, output) per distinct message.id, in file order."""
-    records = _lines(path)
-    sidechain_file = all(r.get("isSidechain") for _, r in records if "uuid" in r)
-    by_id: dict[str, list[dict[str, Any]]] = {}
-    for _, record in records:
-        if record.get("type") != "assistant":
-            continue
-        if record.get("isSidechain") and not sidechain_file:
-            continue
-        if record["message"].get("model") == "<synthetic>":
-            continue
-        by_id.setdefault(record["message"]["id"], []).append(record["message"]["usage"])
-    expected = []
-    for message_id, usages in by_id.items():
-        last = max(usages, key=lambda u: u["output_tokens"])
-        read = last.get("cache_read_input_tokens", 0)
-        write = last.get("cache_creation_input_tokens", 0)
-        prompt = last["input_tokens"] + read + write
-        if prompt == 0 and last["output_tokens"] == 0:
-            continue
-        expected.append((message_id, prompt, read, write, last["output_tokens"]))
-    return expected
-
-
 @pytest.mark.parametrize("name", CLAUDE)
 def test_claude_code_calls_match_the_records_read_by_hand(name: str) -> None:
     path = _path(name)
@@ -85,7 +49,9 @@ def test_claude_code_calls_match_the_records_read_by_hand(name: str) -> None:
         )
         for c in sorted(conversation.calls, key=lambda c: c.line or 0)
     ]
-    assert got == _claude_expected(path)
+    assert got == [
+        (h.call_id, h.prompt, h.read, h.write, h.output) for h in by_hand.claude_code(path)
+    ]
     for call in conversation.calls:
         assert conversation.messages[call.position]["role"] == "assistant"
 
@@ -94,7 +60,7 @@ def test_spotter_has_152_calls_and_40m_read_from_the_cache() -> None:
     conversation = load_conversations(_path(SPOTTER))[0]
     assert len(conversation.calls) == 152
     reads = sum(c.cache_read_tokens or 0 for c in conversation.calls)
-    assert reads == sum(e[2] for e in _claude_expected(_path(SPOTTER)))
+    assert reads == sum(h.read for h in by_hand.claude_code(_path(SPOTTER)))
     # The whole 1-hour write is priced apart: every write of this 2.1.39 session is at 1 h.
     assert all(c.cache_write_1h_tokens == c.cache_write_tokens for c in conversation.calls)
     assert "152 model call(s)" in conversation.usage_line()
@@ -150,48 +116,13 @@ def test_streamed_records_are_one_call_with_the_final_output_and_synthetic_is_no
 # -- Codex: last_token_usage per call, never the running total ----------------------------------
 
 
-def _codex_expected(path: Path) -> tuple[list[tuple[int, int, int]], int]:
-    """(prompt, cached, output) per new running total, after a forked thread's replay."""
-    records = _lines(path)
-    first = records[0][1]
-    fork = datetime.fromisoformat(first["timestamp"].replace("Z", "+00:00"))
-    own = 0
-    if first["payload"].get("forked_from_id"):
-        # The replayed parent history carries the fork's timestamp; its own work starts later.
-        own = next(
-            number
-            for number, r in records
-            if r["type"] == "event_msg"
-            and r["payload"]["type"] == "task_started"
-            and (datetime.fromisoformat(r["timestamp"].replace("Z", "+00:00")) - fork).seconds
-        )
-    expected, previous, window = [], None, 0
-    for number, record in records:
-        payload = record.get("payload", {})
-        if number < own or record["type"] != "event_msg" or payload.get("type") != "token_count":
-            continue
-        info = payload.get("info")
-        if not info:
-            continue
-        window = info["model_context_window"]
-        if info["total_token_usage"] == previous:
-            continue
-        previous = info["total_token_usage"]
-        last = info["last_token_usage"]
-        if last["input_tokens"] or last["output_tokens"]:
-            expected.append(
-                (last["input_tokens"], last["cached_input_tokens"], last["output_tokens"])
-            )
-    return expected, window
-
-
 @pytest.mark.parametrize("name", CODEX)
 def test_codex_calls_are_last_token_usage_never_the_running_total(name: str) -> None:
     path = _path(name)
     conversation = load_conversation(path)
-    expected, window = _codex_expected(path)
+    expected, window = by_hand.codex(path)
     got = [(c.input_tokens, c.cache_read_tokens, c.output_tokens) for c in conversation.calls]
-    assert got == expected
+    assert got == [(h.prompt, h.read, h.output) for h in expected]
     assert conversation.metadata["model_context_window"] == window
     # A context is never larger than the window Codex worked with; the running total is.
     assert all(c.input_tokens is not None and c.input_tokens <= window for c in conversation.calls)
@@ -256,11 +187,7 @@ def test_gemini_json_calls_match_the_tokens_read_by_hand() -> None:
 
 def test_gemini_jsonl_counts_a_rewritten_message_once_with_its_last_version() -> None:
     path = _path("gemini-vibecodingtracker__test_conversation_gemini.jsonl")
-    last: dict[str, dict[str, Any]] = {}
-    for _, record in _lines(path):
-        if record.get("type") == "gemini" and "tokens" in record:
-            last[record["id"]] = record["tokens"]  # dict order: first-seen place, last value
-    expected = [(t["input"], t["cached"], t["output"] + t["thoughts"]) for t in last.values()]
+    expected = [(h.prompt, h.read, h.output) for h in by_hand.gemini_jsonl(path)]
     conversation = load_conversation(path)
     assert [(c.input_tokens, c.cache_read_tokens, c.output_tokens) for c in conversation.calls] == (
         expected

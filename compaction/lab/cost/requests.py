@@ -140,45 +140,42 @@ def record_requests(
     return requests
 
 
-def _masked_contexts(messages: Sequence[Message], window_turns: int) -> list[list[Message]]:
-    """Observation masking's view after each message (the masked results replace the raw)."""
-    from compaction.lab.peers.observation_masking import masked
-
-    view: list[Message] = []
-    turns: list[list[int]] = []
-    after: list[list[Message]] = []
-    for index, message in enumerate(messages):
-        view.append(message)
-        role = message.get("role")
-        if role == "tool" and turns:
-            turns[-1].append(index)
-        elif role == "assistant":
-            turns.append([])
-            leaving = len(turns) - 1 - window_turns
-            if leaving >= 0:
-                for result in turns[leaving]:
-                    view[result] = masked(messages[result])
-        after.append(view)  # the same list grows: copied when a call reads it
-    return after
-
-
-def replay_contexts(messages: Sequence[Message], timeline: Timeline) -> list[list[Message]]:
-    """The replay's context after each step (what the model would see after message i)."""
+def replay_contexts(
+    messages: Sequence[Message], timeline: Timeline, wanted: set[int]
+) -> dict[int, list[Message]]:
+    """The replay's context after each step in `wanted` (what the model sees after message i):
+    what the last compaction left plus what came after, or the masked view for a policy that
+    masks at every call (observation masking)."""
+    contexts: dict[int, list[Message]] = {}
     if timeline.trigger == "none":
-        from compaction.lab.peers.observation_masking import ObservationMasking
+        from compaction.lab.peers.observation_masking import ObservationMasking, masked
 
-        turns = ObservationMasking().window_turns
-        views = _masked_contexts(messages, turns)
-        return [views[i][: i + 1] for i in range(len(views))]
-    contexts: list[list[Message]] = []
+        window_turns = ObservationMasking().window_turns
+        view: list[Message] = []
+        turns: list[list[int]] = []
+        for index, message in enumerate(messages):
+            view.append(message)
+            role = message.get("role")
+            if role == "tool" and turns:
+                turns[-1].append(index)
+            elif role == "assistant":
+                turns.append([])
+                leaving = len(turns) - 1 - window_turns
+                if leaving >= 0:
+                    for result in turns[leaving]:
+                        view[result] = masked(messages[result])
+            if index in wanted:
+                contexts[index] = list(view)
+        return contexts
     context: list[Message] = []
     for step in timeline.steps:
         event = timeline.events[step.event] if step.event is not None else None
         if event is not None and not event.skipped and event.step == step.index:
             context = list(event.result.messages)
         else:
-            context = [*context, messages[step.index]]
-        contexts.append(context)
+            context.append(messages[step.index])
+        if step.index in wanted:
+            contexts[step.index] = list(context)
     return contexts
 
 
@@ -214,13 +211,15 @@ def replay_requests(
     (`format`: the agent's, for the turns after which it re-renders its context)."""
     maker = Blocks(counter)
     generations = rerenders(format, messages)
-    contexts = replay_contexts(messages, timeline)
+    recorded = [c for c in calls if c.input_tokens]
+    wanted = {min(max(c.position, 1), len(messages)) - 1 for c in recorded}
+    contexts = replay_contexts(messages, timeline, wanted)
     summaries = _summary_tokens(timeline, counter)
     ratio = calibration.ratio
     requests: list[Request] = []
     done = -1  # the last step whose compaction is already in the requests
-    for number, call in enumerate(c for c in calls if c.input_tokens):
-        position = min(max(call.position, 1), len(contexts))
+    for number, call in enumerate(recorded):
+        position = min(max(call.position, 1), len(messages))
         at = timestamp_seconds(call.timestamp)
         for step in sorted(s for s in summaries if done < s < position):
             summarised, written = summaries[step]
@@ -255,3 +254,45 @@ def replay_requests(
 def warm_prefix(calibration: Calibration, warm: int) -> list[Block]:
     """The blocks to seed the cache with: the part cached before the session began."""
     return [block for block in hidden_blocks(calibration, warm) if block.key == WARM]
+
+
+#: The agent's summarisation instruction, appended to its context for the summary call.
+INSTRUCTION_TOKENS = 600
+
+
+def with_agent_summaries(
+    conversation: Conversation,
+    requests: list[Request],
+    calibration: Calibration,
+    counter: TokenCounter,
+) -> list[Request]:
+    """The record's requests with the agent's summary call modelled at each compaction.
+
+    The session file rarely holds that call (Claude Code runs it as a subagent with its own
+    file, Codex on its server). What it sends is known: the whole context it is about to compact
+    with a summarisation instruction after it — Claude Code's `acompact` call read 166,758 of
+    its 169,248 prompt tokens from the cache — and the summary comes back as output (its size
+    from the recorded summary; 0 when the summary is encrypted)."""
+    calls = [c for c in conversation.calls if c.input_tokens]
+    out = list(requests)
+    inserted = 0
+    for compaction in sorted(conversation.compactions, key=lambda c: c.position):
+        before = [i for i, call in enumerate(calls) if call.position < compaction.position]
+        if not before:
+            continue
+        last = before[-1]
+        prefix = requests[last]
+        following = requests[last + 1] if last + 1 < len(requests) else None
+        summary = compaction.summary or ""
+        written = counter.count_message({"role": "user", "content": summary}) if summary else 0
+        blocks = (*prefix.blocks, Block(f"summarise at {compaction.position}", INSTRUCTION_TOKENS))
+        request = Request(
+            blocks,
+            at=following.at if following is not None else prefix.at,
+            output_tokens=round(written * calibration.ratio),
+            breakpoints=(prefix.breakpoints[0] if prefix.breakpoints else 0, len(blocks) - 1),
+            label=f"summary at message {compaction.position}",
+        )
+        out.insert(last + 1 + inserted, request)
+        inserted += 1
+    return out
