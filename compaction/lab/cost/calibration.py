@@ -48,6 +48,16 @@ COMMON_WINDOWS = (
     1_000_000,
     1_048_576,
 )
+#: Windows of model families litellm's bundled map may not know yet (newer releases).
+FAMILY_WINDOWS: tuple[tuple[str, int], ...] = (
+    ("claude", 200_000),
+    ("gpt-5", 400_000),
+    ("gpt-4.1", 1_047_576),
+    ("gpt-4o", 128_000),
+    ("o3", 200_000),
+    ("o4", 200_000),
+    ("gemini", 1_048_576),
+)
 #: Agents trigger compaction before the limit: the highest trigger share the inference accepts.
 MAX_TRIGGER_SHARE = 0.95
 
@@ -335,8 +345,6 @@ def effective_window(conversation: Conversation, model: str | None = None) -> Ef
             )
     if litellm is not None:
         return EffectiveWindow(litellm, "litellm", litellm, triggers)
-    from compaction.lab.audit import FAMILY_WINDOWS
-
     lowered = (model or "").lower()
     for prefix, window in FAMILY_WINDOWS:
         if prefix in lowered:
