@@ -49,8 +49,8 @@ _INT_FIELDS = {
 
 
 #: The share of the tail budget a cache-aware compaction keeps. Measured with the cache model on
-#: the corpus sessions that compact (docs/cost.md): half the tail saves 8.6% of the dollars on a
-#: Claude Code session and 1.8% on a Codex one; keeping earlier summaries in the cached head
+#: the corpus sessions that compact (docs/cost.md): half the tail saves 9.0% of the dollars on a
+#: Claude Code session and 1.7% on a Codex one; keeping earlier summaries in the cached head
 #: instead cost 0.7-1.9% more (each is carried, and read, at every later call).
 CACHE_AWARE_TAIL = 0.5
 
