@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from compaction.cache import CompactionCache
 from compaction.commands.common import (
     check_outputs,
     dump_json,
@@ -28,10 +29,10 @@ from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
 from compaction.formats import EXPORT_FORMATS, dump_conversation
-from compaction.growing_conversation import remember_checked
-from compaction.message_input import rejected_arguments
+from compaction.input.checks import rejected_arguments
+from compaction.input.growing import remember_checked
 from compaction.messages import content_text
-from compaction.regions import plan_regions
+from compaction.phases.regions import plan_regions
 from compaction.summary import render_sourced
 from compaction.tokens import make_counter
 
@@ -180,7 +181,8 @@ def compress_command(
         context_length, threshold, head, tail_ratio, counter, orphans, model, settings
     )
     conversation = load_input(input_path, source_format, index)
-    remember_checked(conversation.messages)  # the importer checked them: compress need not
+    cache = CompactionCache()
+    remember_checked(conversation.messages, cache)  # the importer checked them: compress need not
     try:
         chosen = make_summarizer(
             summarizer,
@@ -190,7 +192,7 @@ def compress_command(
             api_key=os.environ.get(API_KEY_VARIABLE),
             fallback=fallback,
         )
-        compactor = Compactor(config, chosen)
+        compactor = Compactor(config, chosen, cache=cache)
         result = compactor.compress(
             conversation.messages,
             focus=focus,
@@ -300,7 +302,10 @@ def inspect_command(
     conversation = load_input(input_path, source_format, index)
     try:
         plan = plan_regions(
-            conversation.messages, config, make_counter(config.counter, config.model)
+            conversation.messages,
+            config,
+            make_counter(config.counter, config.model),
+            marks=conversation.marks,
         )
     except CompactionError as exc:
         fail(f"{input_path}: {exc}")

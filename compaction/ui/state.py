@@ -129,7 +129,7 @@ def get_loaded() -> Loaded | None:
 
 def conversation_of(loaded: Loaded) -> Conversation:
     """The Conversation a lab measure needs back from a Loaded: messages, metadata, the
-    compactions the agent recorded and the provider's usage per call."""
+    compactions the agent recorded, the provider's usage per call and the importer's marks."""
     from compaction.formats.conversation import ModelCall, RecordedCompaction
 
     return Conversation(
@@ -140,4 +140,5 @@ def conversation_of(loaded: Loaded) -> Conversation:
         compactions=[RecordedCompaction(**record) for record in loaded.recorded],
         calls=[ModelCall(**call) for call in loaded.calls],
         source=loaded.source,
+        marks=dict(loaded.session_record.marks),
     )

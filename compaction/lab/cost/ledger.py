@@ -14,7 +14,7 @@ priced against what reading it would have cost.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -257,12 +257,15 @@ class SessionCost:
         }
 
 
-def _turns(messages: Sequence[Message], calls: Sequence[ModelCall]) -> list[int]:
-    """The user turn of each call: how many of the user's own messages came before it."""
+def _turns(
+    messages: Sequence[Message], marks: Mapping[int, str], calls: Sequence[ModelCall]
+) -> list[int]:
+    """The user turn of each call: how many of the user's own messages came before it (a user
+    message the importer marked as the harness's is not a turn)."""
     starts = [
         index
         for index, message in enumerate(messages)
-        if message.get("role") == "user" and not is_injected(message)
+        if message.get("role") == "user" and not is_injected(message, marks.get(index))
     ]
     out = []
     for call in calls:
@@ -315,7 +318,7 @@ def session_cost(conversation: Conversation, prices: PriceBook | None = None) ->
     """Every call the conversation records, priced; notes for what cannot be."""
     prices = prices or PriceBook()
     calls = list(conversation.calls)
-    turns = _turns(conversation.messages, calls)
+    turns = _turns(conversation.messages, conversation.marks, calls)
     costs = [
         price_call(number, call, turn, prices.get(call.model))
         for number, (call, turn) in enumerate(zip(calls, turns, strict=True))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from compaction.formats.conversation import Conversation, ModelCall
@@ -25,7 +25,7 @@ from compaction.lab.cost.cache import Block, Request
 from compaction.lab.cost.calibration import Calibration, agent_context, segment_start
 from compaction.lab.cost.ledger import timestamp_seconds
 from compaction.lab.timeline import Timeline
-from compaction.messages import INJECTED_KEY, Message, tool_calls
+from compaction.messages import Message, tool_calls
 from compaction.tokens import TokenCounter
 
 HIDDEN = "the agent's system prompt and tool schemas"
@@ -72,14 +72,13 @@ class Blocks:
         return known[1], known[2], known[3]
 
 
-def rerenders(format: str, messages: Sequence[Message]) -> list[int]:
-    """For each position, how many re-rendering turns (RERENDERS) came before it."""
+def rerenders(format: str, count: int, marks: Mapping[int, str]) -> list[int]:
+    """For each position of `count` messages, how many re-rendering turns (RERENDERS, by the
+    kind the importer marked them with) came before it."""
     kinds = RERENDERS.get(format, frozenset())
     counts = [0]
-    for message in messages:
-        # The importer's mark of harness text (messages.INJECTED_KEY) names its kind.
-        kind = message.get(INJECTED_KEY)
-        counts.append(counts[-1] + (kind in kinds))
+    for index in range(count):
+        counts.append(counts[-1] + (marks.get(index) in kinds))
     return counts
 
 
@@ -113,7 +112,9 @@ def record_requests(
     maker = Blocks(counter)
     requests = []
     head = hidden_blocks(calibration, warm_tokens(conversation))
-    generations = rerenders(conversation.format, conversation.messages)
+    generations = rerenders(
+        conversation.format, len(conversation.messages), conversation.marks
+    )
     for number, call in enumerate(c for c in conversation.calls if c.input_tokens):
         prompt = int(call.input_tokens or 0)
         segment = segment_start(conversation, call.position)
@@ -206,11 +207,13 @@ def replay_requests(
     counter: TokenCounter,
     warm: int = 0,
     format: str = "",
+    marks: Mapping[int, str] | None = None,
 ) -> list[Request]:
     """The recorded calls under `timeline`'s policy, with a summary call per compaction
-    (`format`: the agent's, for the turns after which it re-renders its context)."""
+    (`format` and `marks`: the agent's and its importer's, for the turns after which the agent
+    re-renders its context)."""
     maker = Blocks(counter)
-    generations = rerenders(format, messages)
+    generations = rerenders(format, len(messages), marks or {})
     recorded = [c for c in calls if c.input_tokens]
     wanted = {min(max(c.position, 1), len(messages)) - 1 for c in recorded}
     contexts = replay_contexts(messages, timeline, wanted)

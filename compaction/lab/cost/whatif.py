@@ -21,13 +21,13 @@ from typing import Any
 
 from compaction.config import CompactionConfig
 from compaction.formats.conversation import Conversation, ModelCall
+from compaction.input.checks import validate_messages
 from compaction.lab.cost.cache import CacheOutcome, CacheRules, Request, simulate_cache
 from compaction.lab.cost.calibration import Calibration, EffectiveWindow
 from compaction.lab.cost.ledger import SessionCost
 from compaction.lab.cost.pricing import Price, PriceBook
 from compaction.lab.cost.requests import replay_requests, warm_prefix
 from compaction.lab.timeline import Timeline, simulate, simulate_peer
-from compaction.message_input import validate_messages
 from compaction.tokens import TokenCounter
 
 PARTS = ("fresh", "write", "read", "output")
@@ -195,6 +195,7 @@ def replay_scenario(
         inputs.counter,
         warm=inputs.warm,
         format=inputs.conversation.format,
+        marks=inputs.conversation.marks,
     )
     outcomes = simulate_cache(requests, inputs.rules, warm_prefix(inputs.calibration, inputs.warm))
     return priced(
@@ -212,7 +213,7 @@ def replay_scenario(
 def ours(inputs: WhatIfInputs, name: str, config: CompactionConfig) -> Scenario:
     """Our pipeline with `config` (its window replaced by the agent's, in our tokens)."""
     config = replay_config(inputs.calibration, inputs.window, config)
-    timeline = simulate(inputs.conversation.messages, config)
+    timeline = simulate(inputs.conversation, config)
     return replay_scenario(inputs, name, "ours", timeline)
 
 
@@ -220,7 +221,7 @@ def peer(inputs: WhatIfInputs, peer_name: str) -> Scenario:
     from compaction.lab.peers import PEERS
 
     config = replay_config(inputs.calibration, inputs.window)
-    timeline = simulate_peer(inputs.conversation.messages, PEERS[peer_name], config)
+    timeline = simulate_peer(inputs.conversation, PEERS[peer_name], config)
     return replay_scenario(inputs, f"peer: {peer_name}", "peer", timeline)
 
 

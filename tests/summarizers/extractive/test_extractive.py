@@ -17,11 +17,11 @@ from compaction.formats import load_conversations
 from compaction.lab.probes import mine_facts, recall
 from compaction.lab.strategies import config_for_target, head_tail
 from compaction.phases.summarize import build_prompt, serialize_turns
-from compaction.redact import redact
 from compaction.summarizers.base import SummaryRequest
 from compaction.summarizers.extractive import ExtractiveSummarizer, as_stored
 from compaction.summarizers.extractive.budget import ACTIVE_TASK_CUT, ACTIVE_TASK_MAX_SHARE
 from compaction.summary import SECTION_NAMES, Summary, parse_summary
+from compaction.text.redact import redact
 from compaction.tokens import make_counter
 
 COUNTER = make_counter("tiktoken", "gpt-4o")
@@ -399,7 +399,7 @@ def test_corpus_summaries_and_recall_against_head_tail(name: str) -> None:
         where = f"{name} #{position}"
         target = COUNTER.count_messages(messages) // 3
         config = config_for_target(target)
-        first = Compactor(config).compress(messages, force=True)
+        first = Compactor(config).compress(messages, force=True, recorded=conversation.record())
         if first.skipped:
             continue
         if "summarize" not in [phase.name for phase in first.phases]:
@@ -415,7 +415,7 @@ def test_corpus_summaries_and_recall_against_head_tail(name: str) -> None:
             assert first.summary is None and first.tokens_after <= first.tokens_before, where
         summary = first.summary or parse_summary(details["summary_text"])
         if position < 3:  # deterministic (twice is enough on a few of tau-bench's 200 runs)
-            again = Compactor(config).compress(messages, force=True)
+            again = Compactor(config).compress(messages, force=True, recorded=conversation.record())
             text = again.phase("summarize").details["summary_text"]
             assert summary.text == parse_summary(text).text, where
         assert list(summary.sections) == list(SECTION_NAMES)
