@@ -112,9 +112,7 @@ def record_requests(
     maker = Blocks(counter)
     requests = []
     head = hidden_blocks(calibration, warm_tokens(conversation))
-    generations = rerenders(
-        conversation.format, len(conversation.messages), conversation.marks
-    )
+    generations = rerenders(conversation.format, len(conversation.messages), conversation.marks)
     for number, call in enumerate(c for c in conversation.calls if c.input_tokens):
         prompt = int(call.input_tokens or 0)
         segment = segment_start(conversation, call.position)
