@@ -6,6 +6,7 @@ import streamlit as st
 from compaction.errors import CompactionError
 from compaction.lab.evaluate import STRATEGY_NAMES
 from compaction.lab.samples import SAMPLES_DIR
+from compaction.ui.cost_views import evaluation_rows, loaded_model, render_dollars_axis
 from compaction.ui.evaluate_views import (
     folder_section,
     lost_facts,
@@ -61,6 +62,10 @@ else:
         st.markdown("**Structural recall per category**")
         structural_table(evaluation)
         st.plotly_chart(recall_scatter(evaluation.rows()), key="recall_scatter")
+        with st.expander("Dollars: recall against what each strategy's compaction costs"):
+            render_dollars_axis(
+                evaluation_rows(evaluation), "strategy", loaded_model(loaded), "evaluate_price"
+            )
         st.markdown("**Lost facts per strategy**")
         lost_facts(evaluation)
 

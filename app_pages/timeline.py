@@ -1,10 +1,13 @@
 """Timeline: replay the loaded session with automatic compaction — the sawtooth of the context,
 each compaction event's inspector view, and how the summary drifted from one version to the next."""
 
+from dataclasses import replace
+
 import streamlit as st
 
 from compaction.errors import CompactionError
 from compaction.lab.drift import drift
+from compaction.ui.cost_views import calibrated, render_cost_section
 from compaction.ui.frame import current_settings, require_config
 from compaction.ui.loader import render_loader
 from compaction.ui.timeline_views import (
@@ -27,6 +30,7 @@ if loaded is None:
 require_config(settings)
 
 policy = policy_picker()
+settings = replace(settings, config=calibrated(loaded, settings.config))
 try:
     timeline = replay(loaded, settings, policy)
 except CompactionError as exc:
@@ -56,6 +60,9 @@ if loaded.recorded:
         "★ marks the compactions the session's own agent made (as recorded in its file); "
         "the diamonds are this replay's. The Audit page shows what each recorded one forgot."
     )
+if loaded.calls:
+    with st.expander("Recorded usage and dollars (the provider's count per call)", expanded=True):
+        render_cost_section(loaded)
 if over := [event for event in timeline.events if event.over_window]:
     numbers = ", ".join(f"#{event.number}" for event in over)
     reason = (

@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("audit", "audit_command"),
     "compress": ("compress", "compress_command"),
     "convert": ("convert", "convert"),
+    "cost": ("cost", "cost_command"),
     "eval": ("evaluate", "eval_command"),
     "history": ("history", "history_group"),
     "inspect": ("compress", "inspect_command"),

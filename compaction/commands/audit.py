@@ -36,6 +36,13 @@ def _block(number: int, event: AuditEvent) -> list[str]:
         + (f" (line {event.line})" if event.line is not None else ""),
         f"  tokens before      {event.tokens_before:,} ({recorded}); window {event.window:,} "
         f"({event.window_source})",
+    ]
+    if event.recorded_prompt is not None:
+        lines.append(
+            f"  recorded usage     {event.recorded_prompt:,} tokens at the last call before it "
+            f"(prompt + output, {event.recorded_prompt / event.window:.0%} of the window)"
+        )
+    lines += [
         f"  compacted away     messages {event.compacted_from}–{event.position - 1}, "
         f"{event.facts_before} probe facts",
     ]

@@ -331,6 +331,7 @@ def inspect_command(
         click.echo(f"import            {conversation.report.summary_line()}")
         for line in conversation.report.skip_lines():
             click.echo(f"  skipped         {printable(line, newlines=False)}")
+    click.echo(f"usage             {printable(conversation.usage_line(), newlines=False)}")
     for line in conversation.compaction_lines():
         click.echo(f"agent compaction  {printable(line, newlines=False)}")
     click.echo(f"tokens            {plan.total_tokens:,} ({config.counter}, {config.model})")

@@ -42,6 +42,7 @@ from compaction.formats.common import (
 )
 from compaction.formats.conversation import Conversation, ImportReport
 from compaction.formats.source import Document, read_source
+from compaction.formats.usage.claude_code import calls_of
 from compaction.messages import Message
 
 NAME = "claude-code"
@@ -104,15 +105,19 @@ def _conversation(
     builder = MessageBuilder(report, warnings)
     off_branch: list[int] = []
     directories: list[tuple[int, str, int]] = []  # (position, cwd, line) where it changes
+    kept: list[tuple[int, dict[str, Any]]] = []
+    unbranched_calls = 0
     for line, record in numbered:
         uuid = record.get("uuid")
         if uuid in chain.kept:
+            kept.append((line, record))
             cwd = record.get("cwd")
             if isinstance(cwd, str) and cwd and (not directories or directories[-1][1] != cwd):
                 directories.append((len(builder.messages), cwd, line))
             builder.add(line, record)
         elif is_chat(record):
             off_branch.append(line)
+            unbranched_calls += record.get("type") == "assistant"
             report.skip("off-branch", "on a branch that does not lead to the last message", line)
         else:
             report.skip(record_kind(record), "not conversation", line)
@@ -144,7 +149,13 @@ def _conversation(
         warnings=warnings,
         compactions=builder.compactions,
         report=report,
+        calls=calls_of(kept, builder.call_positions, report.usage_notes),
     )
+    if unbranched_calls:
+        report.usage_notes.append(
+            f"the usage of {unbranched_calls} assistant record(s) on branches that do not lead "
+            "to the last message is left out with them"
+        )
     for position, cwd, line in directories:
         origin = f"`cwd` of the Claude Code record on line {line}"
         conversation.note_directory(position, cwd, origin)

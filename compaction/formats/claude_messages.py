@@ -48,6 +48,8 @@ class MessageBuilder:
     def __init__(self, report: ImportReport, warnings: list[str]) -> None:
         self.messages: list[Message] = []
         self.open_message: dict[str, int] = {}  # message.id -> index in `messages`
+        # message.id -> the first message it became: where its model call is placed.
+        self.call_positions: dict[str, int] = {}
         self.report = report
         self.warnings = warnings
         self.compactions: list[RecordedCompaction] = []
@@ -214,6 +216,7 @@ class MessageBuilder:
         messages.append(new)
         if isinstance(message_id, str):
             self.open_message[message_id] = len(messages) - 1
+            self.call_positions.setdefault(message_id, len(messages) - 1)
 
     def _user(self, message: dict[str, Any]) -> None:
         content = message.get("content")

@@ -74,6 +74,8 @@ class ModelCall:
     cost_usd: float | None = None  # what the file itself says the call cost, when it says
     line: int | None = None
     call_id: str | None = None
+    #: The part of `cache_write_tokens` written with a 1-hour TTL (Anthropic prices it apart).
+    cache_write_1h_tokens: int | None = None
 
     @property
     def fresh_input_tokens(self) -> int | None:
@@ -95,6 +97,7 @@ class ModelCall:
             "cost_usd": self.cost_usd,
             "line": self.line,
             "call_id": self.call_id,
+            "cache_write_1h_tokens": self.cache_write_1h_tokens,
         }
 
 
@@ -128,6 +131,8 @@ class ImportReport:
     records: int = 0
     imported: int = 0
     skipped: dict[str, Skipped] = field(default_factory=dict)
+    #: What the provider's usage in the file did not give as calls, and why (formats/usage/).
+    usage_notes: list[str] = field(default_factory=list)
 
     def skip(self, kind: str, reason: str, line: int | None = None, count: int = 1) -> None:
         entry = self.skipped.get(kind)
@@ -157,6 +162,7 @@ class ImportReport:
             "records": self.records,
             "imported": self.imported,
             "skipped": [entry.to_dict() for entry in self.skipped.values()],
+            "usage_notes": list(self.usage_notes),
         }
 
 
@@ -224,6 +230,19 @@ class Conversation:
             ],
             "marks": {str(index): kind for index, kind in sorted(self.marks.items())},
         }
+
+    def usage_line(self) -> str:
+        """How many model calls the file gave the provider's usage for, for the import report."""
+        notes = self.report.usage_notes if self.report is not None else []
+        if not self.calls:
+            head = "no model call with the provider's usage in this file"
+        else:
+            cached = sum(1 for call in self.calls if call.cache_read_tokens is not None)
+            head = (
+                f"{len(self.calls):,} model call(s) with the provider's usage"
+                f" ({cached:,} with cache figures)"
+            )
+        return "; ".join([head, *notes])
 
     def compaction_lines(self) -> list[str]:
         """One line per compaction the agent recorded, for the CLI and the app."""

@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from compaction.formats.common import first_user_text
-from compaction.formats.conversation import Conversation, RecordedCompaction
+from compaction.formats.conversation import Conversation, ImportReport, RecordedCompaction
 from compaction.formats.openai import clean_messages
 from compaction.formats.source import Document
+from compaction.formats.usage.hermes import calls_of
 from compaction.summary import SUMMARY_PREFIX
 
 NAME = "hermes"
@@ -35,8 +36,12 @@ def load(doc: Document) -> list[Conversation]:
     value: dict[str, Any] = doc.value
     messages, warnings = clean_messages(value["messages"], "messages")
     prompt = value.get("system_prompt")
+    offset = 0
     if isinstance(prompt, str) and prompt:
         messages.insert(0, {"role": "system", "content": prompt})
+        offset = 1
+    report = ImportReport(records=len(messages), imported=len(messages))
+    calls = calls_of(value, offset, report.usage_notes)
     metadata: dict[str, Any] = {
         key: value[key]
         for key in ("session_id", "model", "base_url", "platform", "session_start", "last_updated")
@@ -76,5 +81,7 @@ def load(doc: Document) -> list[Conversation]:
             tools=tools,
             warnings=warnings,
             compactions=compactions,
+            report=report,
+            calls=calls,
         )
     ]

@@ -25,6 +25,7 @@ from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError, ConfigError
 from compaction.formats.conversation import Conversation, RecordedCompaction
+from compaction.lab.cost.calibration import FAMILY_WINDOWS, effective_window
 from compaction.lab.memory import with_lab_cache
 from compaction.lab.probes import Fact, haystack, mine_facts, normalise
 from compaction.lab.strategies import config_for_target
@@ -32,16 +33,6 @@ from compaction.messages import Message, content_text
 from compaction.summary.recorded import SessionRecord
 from compaction.tokens import TokenCounter, make_counter
 
-# Windows of model families litellm's bundled map may not know yet (newer releases).
-FAMILY_WINDOWS: tuple[tuple[str, int], ...] = (
-    ("claude", 200_000),
-    ("gpt-5", 400_000),
-    ("gpt-4.1", 1_047_576),
-    ("gpt-4o", 128_000),
-    ("o3", 200_000),
-    ("o4", 200_000),
-    ("gemini", 1_048_576),
-)
 AGENT_NAMES = {
     "claude-code": "Claude Code",
     "codex": "Codex",
@@ -101,6 +92,9 @@ class AuditEvent:
     kept_at_agent_size: int | None = None
     tokens_at_agent_size: int | None = None
     pipeline_summary: str | None = None  # our summary in the same-size run, for side by side
+    #: The provider's count at the last call before the compaction (prompt + output), from the
+    #: usage the file records: the context's real size, never a session's running total.
+    recorded_prompt: int | None = None
 
     @property
     def agent_name(self) -> str:
@@ -149,6 +143,7 @@ class AuditEvent:
             "line": self.line,
             "kept_at_agent_size": self.kept_at_agent_size,
             "tokens_at_agent_size": self.tokens_at_agent_size,
+            "recorded_prompt": self.recorded_prompt,
             "verdict": self.verdict(),
         }
 
@@ -182,6 +177,29 @@ def session_window(model: str | None, tokens_before: int) -> tuple[int, str]:
             if prefix in lowered:
                 return window, "model family"
     return max(int(tokens_before * 1.25), 8_000), "assumed"
+
+
+def agent_window(conversation: Conversation, tokens_before: int) -> tuple[int, str]:
+    """The window the agent worked in: the one it recorded (Codex's `model_context_window`), or
+    the one its recorded compactions imply where litellm's map says more (Claude Code compacts
+    near 167K of a 200K window on a model the map gives 1M); else `session_window`."""
+    model = conversation.metadata.get("model")
+    model = model if isinstance(model, str) else None
+    found = effective_window(conversation, model)
+    if found.source == "recorded by the agent" or (
+        found.source.startswith("inferred") and found.litellm_window is not None
+    ):
+        return found.window, found.source
+    return session_window(model, tokens_before)
+
+
+def recorded_prompt(conversation: Conversation, position: int) -> int | None:
+    """Prompt + output of the last call before `position` whose usage the file records."""
+    before = [c for c in conversation.calls if c.position < position and c.input_tokens]
+    if not before:
+        return None
+    last = before[-1]
+    return (last.input_tokens or 0) + (last.output_tokens or 0)
 
 
 def _agent_context(messages: Sequence[Message], event: RecordedCompaction) -> list[Message]:
@@ -263,7 +281,7 @@ def audit(conversation: Conversation, counter: TokenCounter | None = None) -> Au
         }
         before_marks = {i + len(systems): kind for i, kind in window_marks.items()}
         facts = _offset(mine_facts(window_messages, marks=window_marks), start)
-        window, source = session_window(model, tokens_before)
+        window, source = agent_window(conversation, tokens_before)
         ours, error = (
             _pipeline(
                 before,
@@ -322,6 +340,7 @@ def audit(conversation: Conversation, counter: TokenCounter | None = None) -> Au
                 kept_at_agent_size=sum(_kept(facts, same_size, cwd)) if same_size else None,
                 tokens_at_agent_size=counter.count_messages(same_size) if same_size else None,
                 pipeline_summary=our_summary,
+                recorded_prompt=recorded_prompt(conversation, recorded.position),
             )
         )
         start = position

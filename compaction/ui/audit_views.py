@@ -10,22 +10,15 @@ from typing import Any
 
 import streamlit as st
 
-from compaction.formats.conversation import Conversation, RecordedCompaction
 from compaction.lab.audit import Audit, AuditEvent, audit
 from compaction.messages import content_text
-from compaction.ui.state import Loaded
+from compaction.ui.state import Loaded, conversation_of
 
 
 @st.cache_data(show_spinner="Auditing the agent's compactions…", max_entries=4)
 def _audit(content_hash: str, _loaded: Loaded) -> Audit:
     # Keyed by the content hash: the messages themselves are not hashed on every rerun.
-    conversation = Conversation(
-        messages=_loaded.messages,
-        format=_loaded.format,
-        metadata=dict(_loaded.metadata),
-        compactions=[RecordedCompaction(**record) for record in _loaded.recorded],
-    )
-    return audit(conversation)
+    return audit(conversation_of(_loaded))
 
 
 def audit_of(loaded: Loaded) -> Audit:
@@ -51,10 +44,16 @@ def render_event(event: AuditEvent, loaded: Loaded) -> None:
     columns[3].metric(
         "Ours, agent's budget", "—" if event.kept_by_pipeline is None else event.kept_by_pipeline
     )
+    recorded = (
+        f"; the provider counted {event.recorded_prompt:,} tokens at the last call before it "
+        f"({event.recorded_prompt / event.window:.0%} of the window)"
+        if event.recorded_prompt is not None
+        else ""
+    )
     st.caption(
         f"Compacted away: messages {event.compacted_from}–{event.position - 1}; window "
         f"{event.window:,} ({event.window_source}); tokens before {event.tokens_before:,} "
-        f"({'as recorded' if event.tokens_before_recorded else 'counted'})."
+        f"({'as recorded' if event.tokens_before_recorded else 'counted'}){recorded}."
     )
     left, right = st.columns(2)
     with left:

@@ -44,6 +44,8 @@ class Loaded:
     tools: list[dict[str, Any]] = field(default_factory=list)
     # What the file recorded beside the messages (the working directory), for the summary.
     session_record: SessionRecord = field(default_factory=SessionRecord)
+    # The provider's usage per model call (ModelCall.to_dict()), for the cost views.
+    calls: list[dict[str, Any]] = field(default_factory=list)
 
 
 def content_hash(messages: list[Message]) -> str:
@@ -94,14 +96,21 @@ def from_conversation(
         source=source,
         warnings=conversation.warnings,
         settings=settings,
-        report=[report.summary_line(), *report.skip_lines()] if report is not None else [],
+        report=[report.summary_line(), *report.skip_lines(), f"usage: {conversation.usage_line()}"]
+        if report is not None
+        else [],
         compactions=conversation.compaction_lines(),
         recorded=[compaction.to_dict() for compaction in conversation.compactions],
         metadata=conversation.metadata,
     )
     # The tool definitions a session records, for the context composition bar, and what else
     # it records beside the messages.
-    return replace(loaded, tools=list(conversation.tools), session_record=conversation.record())
+    return replace(
+        loaded,
+        tools=list(conversation.tools),
+        session_record=conversation.record(),
+        calls=[call.to_dict() for call in conversation.calls],
+    )
 
 
 def set_loaded(loaded: Loaded) -> None:
@@ -116,3 +125,20 @@ def set_loaded(loaded: Loaded) -> None:
 def get_loaded() -> Loaded | None:
     value = st.session_state.get(LOADED_KEY)
     return value if isinstance(value, Loaded) else None
+
+
+def conversation_of(loaded: Loaded) -> Conversation:
+    """The Conversation a lab measure needs back from a Loaded: messages, metadata, the
+    compactions the agent recorded, the provider's usage per call and the importer's marks."""
+    from compaction.formats.conversation import ModelCall, RecordedCompaction
+
+    return Conversation(
+        messages=loaded.messages,
+        format=loaded.format,
+        metadata=dict(loaded.metadata),
+        tools=list(loaded.tools),
+        compactions=[RecordedCompaction(**record) for record in loaded.recorded],
+        calls=[ModelCall(**call) for call in loaded.calls],
+        source=loaded.source,
+        marks=dict(loaded.session_record.marks),
+    )

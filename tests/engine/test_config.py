@@ -97,6 +97,7 @@ NUMERIC_FIELDS = [
     name
     for name in CompactionConfig.field_names()
     if isinstance(getattr(CompactionConfig(), name), int | float)
+    and not isinstance(getattr(CompactionConfig(), name), bool)  # cache_aware is a switch
 ]
 
 

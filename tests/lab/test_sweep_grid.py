@@ -121,3 +121,9 @@ def test_mapping_grids_are_checked_like_specs() -> None:
         normalise_grid({"threshold_ratio": [0.5, 7]})
     with pytest.raises(ConfigError, match="unknown parameter 'nope'"):
         normalise_grid({"nope": [1]})
+
+
+def test_a_switch_sweeps_both_of_its_values_and_refuses_anything_else() -> None:
+    assert parse_param("cache_aware=false,true") == ("cache_aware", [False, True])
+    with pytest.raises(ConfigError, match="cache_aware takes true or false, got 'maybe'"):
+        parse_param("cache_aware=maybe")

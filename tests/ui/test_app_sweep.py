@@ -60,7 +60,8 @@ def test_sweep_runs_charts_recommends_and_saves(_history_db: Path) -> None:
     click(at, "sweep_run")
 
     charts = at.get("plotly_chart")
-    assert len(charts) == 3  # savings heatmap, recall heatmap, the frontier scatter
+    # savings heatmap, recall heatmap, the frontier scatter, recall against dollars
+    assert len(charts) == 4
     expected = sweep(
         [load_sample(SAMPLE).messages], GRID, base_config=CompactionConfig(context_length=CONTEXT)
     )
@@ -92,7 +93,7 @@ def test_sweep_runs_charts_recommends_and_saves(_history_db: Path) -> None:
     again = _sweep_page()
     assert again.get("plotly_chart") == []
     click(again, "sweep_reopen")
-    assert len(again.get("plotly_chart")) == 3
+    assert len(again.get("plotly_chart")) == 4
     assert list(again.dataframe[0].value["point"]) == [p.index for p in frontier]
     assert f"saved as sweep #{stored.id}" in " ".join(str(c.value) for c in again.caption)
 
@@ -132,7 +133,7 @@ def test_llm_sweep_asks_before_spending(llm_server: LLMServer) -> None:
     click(at, "sweep_confirm")
     assert llm_server.requests, "the confirmed sweep called the model"
     assert all(r.model == "test-model" for r in llm_server.requests)
-    assert len(at.get("plotly_chart")) == 3
+    assert len(at.get("plotly_chart")) == 4
 
 
 def test_readme_walkthrough_recommends_what_the_readme_says() -> None:

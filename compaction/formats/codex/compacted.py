@@ -8,15 +8,16 @@ from compaction.formats.codex.items import payload_of
 
 
 def context_tokens(info: Any) -> int | None:
-    """The context size a `token_count` reports: the last request's input tokens."""
+    """The context size a `token_count` reports: the last request's input tokens.
+
+    Never `total_token_usage`: that is the running sum over the session, not a context (read as
+    one, it put a compaction at "10,701,960 tokens before" in a 258,400-token window)."""
     if not isinstance(info, dict):
         return None
-    for key in ("last_token_usage", "total_token_usage"):
-        usage = info.get(key)
-        if isinstance(usage, dict):
-            value = usage.get("input_tokens")
-            if isinstance(value, int) and value > 0:
-                return value
+    usage = info.get("last_token_usage")
+    value = usage.get("input_tokens") if isinstance(usage, dict) else None
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
     return None
 
 

@@ -21,6 +21,8 @@ from compaction.formats.codex.items import (
 from compaction.formats.common import join_text, line_list, mark_injected, tool_message
 from compaction.formats.conversation import Conversation, ImportReport, RecordedCompaction
 from compaction.formats.source import Document
+from compaction.formats.usage import count
+from compaction.formats.usage.codex import CodexUsage
 from compaction.messages import Message
 
 NAME = "codex"
@@ -30,7 +32,7 @@ EVENT_REASONS = {
     "agent_message": "UI event: duplicates the assistant response item",
     "agent_reasoning": "UI event: duplicates the reasoning item",
     "agent_reasoning_raw_content": "UI event: duplicates the reasoning item",
-    "token_count": "telemetry: token usage (read for the compactions' tokens_before)",
+    "token_count": "telemetry: token usage (read as the calls' usage)",
     "exec_command_end": "UI event: duplicates the tool output item",
     "patch_apply_end": "UI event: duplicates the tool output item",
     "web_search_end": "UI event: duplicates the web search item",
@@ -60,6 +62,9 @@ class CodexImporter:
         self.call_owner: dict[str, int] = {}  # call_id -> index of its assistant message
         self.answered: set[str] = set()
         self.last_tokens: int | None = None
+        self.usage = CodexUsage()
+        self.model: str | None = None  # the model of the current turn (turn_context)
+        self.call_from = 0  # the first message the next model call can have produced
         self.seen_conversation = False  # a user or assistant message has been imported
         # (position, cwd, origin) of each working directory the rollout names, in order.
         self.directories: list[tuple[int, str, str]] = []
@@ -121,7 +126,11 @@ class CodexImporter:
             warnings=self.warnings,
             compactions=self.compactions,
             report=self.report,
+            calls=self.usage.calls,
         )
+        self.report.usage_notes.extend(self.usage.finish())
+        if self.usage.window is not None:
+            self.metadata["model_context_window"] = self.usage.window
         for position, cwd, origin in self.directories:
             conversation.note_directory(position, cwd, origin)
         return conversation
@@ -133,6 +142,7 @@ class CodexImporter:
             self.session_meta(index, line, payload)
         elif kind == "turn_context":
             if isinstance(payload.get("model"), str):
+                self.model = payload["model"]
                 self.metadata.setdefault("model", payload["model"])
                 models = self.metadata.setdefault("models", [])
                 if payload["model"] not in models:
@@ -143,7 +153,7 @@ class CodexImporter:
                 self.directories.append((len(self.messages), payload["cwd"], where))
             self.report.skip(kind, "per-turn settings (model and cwd kept in metadata)", line)
         elif kind == "event_msg":
-            self.event(line, payload)
+            self.event(line, payload, record.get("timestamp"))
         elif kind == "compacted":
             self.compacted(index, line, payload)
         elif kind == "response_item":
@@ -203,13 +213,28 @@ class CodexImporter:
         else:
             self.report.skip("session_meta", "session header (metadata only)", line)
 
-    def event(self, line: int, payload: dict[str, Any]) -> None:
+    def event(self, line: int, payload: dict[str, Any], timestamp: Any = None) -> None:
         event = str(payload.get("type"))
         if event == "token_count":
             info = payload.get("info")
             tokens = context_tokens(info)
             if tokens is not None:
                 self.last_tokens = tokens
+            # The call's message: the first assistant message since the previous call.
+            position = next(
+                (
+                    index
+                    for index in range(self.call_from, len(self.messages))
+                    if self.messages[index]["role"] == "assistant"
+                ),
+                len(self.messages),
+            )
+            before = len(self.usage.calls)
+            self.usage.token_count(info, line, timestamp, position, self.model)
+            if len(self.usage.calls) > before:
+                self.call_from = len(self.messages)
+        elif event == "task_started" and count(payload.get("model_context_window")):
+            self.usage.window = count(payload.get("model_context_window"))
         reason = EVENT_REASONS.get(event, "UI/telemetry event with no chat equivalent")
         self.skip(f"event_msg/{event}", reason, line, group="event_msg")
 

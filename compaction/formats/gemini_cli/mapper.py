@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.formats.common import as_text, join_text, make_call, mark_injected, tool_message
-from compaction.formats.conversation import ImportReport, RecordedCompaction
+from compaction.formats.conversation import ImportReport, ModelCall, RecordedCompaction
 from compaction.formats.gemini_cli.records import (
     CONTINUE,
     NAME,
@@ -17,6 +17,7 @@ from compaction.formats.gemini_cli.records import (
     parts_text,
     response_text,
 )
+from compaction.formats.usage.gemini_cli import call_of
 from compaction.messages import Message
 
 
@@ -44,6 +45,7 @@ class Mapper:
     last_input_tokens: int | None = None
     imported: set[int] = field(default_factory=set)  # lines (or indexes) that gave messages
     requests: list[str] = field(default_factory=list)  # what the user typed, for the title
+    calls: list[ModelCall] = field(default_factory=list)  # the provider's usage per response
 
     def place(self, where: int) -> str:
         return f"line {where}" if self.where == "line" else f"messages[{where}]"
@@ -182,6 +184,9 @@ class Mapper:
         else:
             text = as_text(content)
         message: Message = {"role": "assistant", "content": text}
+        usage = call_of(entry, len(self.messages), where if self.where == "line" else None)
+        if usage is not None:
+            self.calls.append(usage)
         if thoughts:
             message["reasoning"] = join_text(thoughts)
         results: list[Message] = []

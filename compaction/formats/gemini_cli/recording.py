@@ -201,4 +201,5 @@ def conversation_of(mapper: Mapper, from_sets: set[int]) -> Conversation:
         warnings=mapper.warnings,
         compactions=mapper.compactions,
         report=report,
+        calls=mapper.calls,
     )

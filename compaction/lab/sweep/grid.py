@@ -77,7 +77,7 @@ _PEER_LOOSE: dict[str, dict[str, Any]] = {
 
 
 def field_kind(name: str) -> type:
-    """int, float or str: the type of the field's default value."""
+    """int, float, bool or str: the type of the field's default value."""
     if split_peer_field(name) is not None:
         return type(default_value(name))
     if name not in CompactionConfig.field_names():
@@ -126,9 +126,18 @@ def _range(name: str, body: str, spec: str) -> list[Decimal]:
     return [(start + step * i).quantize(quantum) for i in range(count)]
 
 
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+
+
 def _convert(name: str, kind: type, raw: Decimal | str, spec: str) -> Any:
     if kind is str:
         return str(raw)
+    if kind is bool:  # a switch (cache_aware): both of its values can be swept
+        text = str(raw).strip().lower()
+        if text in _TRUE or text in _FALSE:
+            return text in _TRUE
+        raise ConfigError(f"--param {spec!r}: {name} takes true or false, got {str(raw)!r}")
     number = raw if isinstance(raw, Decimal) else _decimal(name, raw, spec)
     if kind is int:
         if number != number.to_integral_value():
@@ -167,7 +176,7 @@ def parse_param(spec: str) -> tuple[str, list[Any]]:
         )
     kind = field_kind(name)
     raw: Sequence[Decimal | str]
-    if kind is not str and ":" in body:
+    if kind not in (str, bool) and ":" in body:
         raw = _range(name, body, spec)
     else:
         raw = [item.strip() for item in body.split(",")]

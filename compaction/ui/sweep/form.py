@@ -48,6 +48,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "orphan_strategy": ("stub", "strip"),
     "counter": ("tiktoken", "rough"),
     "model": MODELS,
+    "cache_aware": ("False", "True"),
 }
 
 

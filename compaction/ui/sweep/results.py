@@ -19,6 +19,7 @@ from compaction.lab.sweep.run import Sweep, SweepPoint
 from compaction.messages import Message
 from compaction.ui import nav
 from compaction.ui.conversation_link import link_params
+from compaction.ui.cost_views import loaded_model, render_dollars_axis
 from compaction.ui.params import CONFIG_KEYS, apply_sample_settings
 from compaction.ui.state import get_loaded, make_loaded, set_loaded
 from compaction.ui.stored_run import HistoryUnavailable, history_call
@@ -283,6 +284,8 @@ def render_results(view: SweepView) -> None:
     st.markdown(f"**Pareto frontier** ({len(frontier)} of {len(sweep.points)} points)")
     st.dataframe(_table(frontier, parameters, best.index if best else None), hide_index=True)
     _recommendation(sweep, target)
+    with st.expander("Dollars: recall against what one compaction costs"):
+        render_dollars_axis(rows, "point", loaded_model(get_loaded()), "sweep_price_model")
     st.divider()
     _point_panel(view, best.index if best else frontier[-1].index)
     with st.expander(f"All {len(sweep.points)} points"):
