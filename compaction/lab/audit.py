@@ -227,8 +227,14 @@ def _at_size(
     return result.messages, result.summary.text if result.summary is not None else None
 
 
-def audit(conversation: Conversation, counter: TokenCounter | None = None) -> Audit:
-    """One AuditEvent per compaction the conversation's agent recorded, in order."""
+def audit(
+    conversation: Conversation, counter: TokenCounter | None = None, ours: bool = True
+) -> Audit:
+    """One AuditEvent per compaction the conversation's agent recorded, in order.
+
+    `ours=False` measures the agent alone (what it kept and forgot) without running our
+    pipeline twice per compaction: a corpus scan over thousands of sessions needs only that
+    (`kept_by_pipeline`, `kept_at_agent_size` and their tokens are then None)."""
     counter = counter or make_counter()
     messages = conversation.messages
     model = conversation.metadata.get("model")
@@ -253,12 +259,17 @@ def audit(conversation: Conversation, counter: TokenCounter | None = None) -> Au
         )
         facts = _offset(mine_facts(window_messages), start)
         window, source = session_window(model, tokens_before)
-        ours, error = (
-            _pipeline(before, tokens_before, window, summary_tokens, counter, model or "gpt-4o")
-            if before
-            else (None, "nothing before the compaction")
-        )
-        ours_kept = _kept(facts, ours, cwd) if ours is not None else None
+        pipeline: list[Message] | None = None
+        error: str | None = None
+        if not ours:
+            error = "not run (the agent alone was audited)"
+        elif before:
+            pipeline, error = _pipeline(
+                before, tokens_before, window, summary_tokens, counter, model or "gpt-4o"
+            )
+        else:
+            pipeline, error = None, "nothing before the compaction"
+        ours_kept = _kept(facts, pipeline, cwd) if pipeline is not None else None
         kept_by_agent: int | None = None
         agent_after: int | None = None
         same_size: list[Message] | None = None
@@ -269,7 +280,8 @@ def audit(conversation: Conversation, counter: TokenCounter | None = None) -> Au
             agent_kept = _kept(facts, context, cwd)
             kept_by_agent = sum(agent_kept)
             agent_after = counter.count_messages(context)
-            same_size, our_summary = _at_size(before, agent_after, counter)
+            if ours:
+                same_size, our_summary = _at_size(before, agent_after, counter)
             forgotten = [
                 ForgottenFact(
                     fact.category,
@@ -294,7 +306,9 @@ def audit(conversation: Conversation, counter: TokenCounter | None = None) -> Au
                 kept_by_agent=kept_by_agent,
                 kept_by_pipeline=sum(ours_kept) if ours_kept is not None else None,
                 agent_tokens_after=agent_after,
-                pipeline_tokens_after=counter.count_messages(ours) if ours is not None else None,
+                pipeline_tokens_after=(
+                    counter.count_messages(pipeline) if pipeline is not None else None
+                ),
                 window=window,
                 window_source=source,
                 forgotten=forgotten,
