@@ -214,6 +214,4 @@ def prose_sentences(text: str) -> list[str]:
             current.append(line)
     if current:
         runs.append(" ".join(current))
-    return [
-        collapse(piece) for run in runs for piece in _SENTENCE_END.split(run) if piece.strip()
-    ]
+    return [collapse(piece) for run in runs for piece in _SENTENCE_END.split(run) if piece.strip()]

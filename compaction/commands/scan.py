@@ -70,7 +70,7 @@ def compaction_lines(result: CorpusScan) -> list[str]:
                 )
                 rows.append(
                     [
-                        printable(where, newlines=False),
+                        printable(_short(where), newlines=False),
                         session.agent,
                         c.kind,
                         f"{_tokens(c.trigger_tokens)} ({c.trigger_source})",
@@ -83,6 +83,14 @@ def compaction_lines(result: CorpusScan) -> list[str]:
     columns = ["session", "agent", "kind", "trigger tokens", "after/before", "summary"]
     columns += ["forgotten (of facts)", "pending lost"]
     return aligned(columns, rows) if rows else []
+
+
+def _short(name: str, limit: int = 56) -> str:
+    """A long file name cut in the middle (its agent prefix and its extension stay)."""
+    if len(name) <= limit:
+        return name
+    half = (limit - 1) // 2
+    return f"{name[:half]}…{name[-half:]}"
 
 
 def _forgotten(c: CompactionScan) -> str:

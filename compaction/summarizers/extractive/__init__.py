@@ -69,9 +69,7 @@ def _cite_conversation(sections: Sections, request: SummaryRequest) -> None:
             item.sources = limited(index for index in mapped if index is not None)
 
 
-def _sourced_items(
-    lines: SourcedItems, active_task: str, request: SummaryRequest
-) -> SourcedItems:
+def _sourced_items(lines: SourcedItems, active_task: str, request: SummaryRequest) -> SourcedItems:
     """The fitted sections' lines with the Active Task, as the text has them."""
     task = active_task if active_task != NO_REQUEST else ""
     items: SourcedItems = {}
