@@ -5,7 +5,7 @@ import streamlit as st
 
 from compaction.errors import CompactionError
 from compaction.lab.evaluate import STRATEGY_NAMES
-from compaction.samples import SAMPLES_DIR
+from compaction.lab.samples import SAMPLES_DIR
 from compaction.ui.evaluate_views import (
     folder_section,
     lost_facts,

@@ -28,7 +28,7 @@ from compaction.errors import (
     TokenizerError,
     UnknownFormatError,
 )
-from compaction.message_input import validate_messages
+from compaction.input.checks import validate_messages
 from compaction.messages import Message
 from compaction.phases.fit import FitCut, FitReport
 from compaction.result import CompactionResult, OrphanFix, PhaseResult

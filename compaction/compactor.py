@@ -19,7 +19,7 @@ from typing import Any
 
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError, InvalidConversationError
-from compaction.growing_conversation import GrowingConversation, check_and_count_once
+from compaction.input.growing import GrowingConversation, check_and_count_once
 from compaction.messages import Message
 from compaction.phases.assemble import assemble
 from compaction.phases.boundaries import boundaries_phase, find_head_end

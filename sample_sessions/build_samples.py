@@ -16,6 +16,8 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+#: Where the samples go: package data of compaction.lab.samples, so a wheel ships them.
+OUT = HERE.parent / "compaction" / "lab" / "samples"
 
 from builders import (  # noqa: E402
     coding,
@@ -144,7 +146,7 @@ SAMPLES: list[dict[str, Any]] = [
 
 
 def write_sample(sample: dict[str, Any]) -> None:
-    path = HERE / sample["file"]
+    path = OUT / sample["file"]
     data = sample["build"]()
     if sample["file"].endswith(".jsonl"):
         common.write_jsonl(path, data)
@@ -157,9 +159,9 @@ def main() -> None:
     for sample in SAMPLES:
         write_sample(sample)
         index.append({key: value for key, value in sample.items() if key != "build"})
-    common.write_json(HERE / "index.json", {"samples": index})
+    common.write_json(OUT / "index.json", {"samples": index})
     for entry in index:
-        size = (HERE / entry["file"]).stat().st_size
+        size = (OUT / entry["file"]).stat().st_size
         print(f"{entry['file']:<40} {size:>9,} bytes")
 
 

@@ -13,7 +13,7 @@ import pytest
 from corpus_paths import corpus_files as all_corpus_files
 
 from compaction import CompactionConfig, Compactor, load_conversations
-from compaction.samples import list_samples, load_sample
+from compaction.lab.samples import list_samples, load_sample
 from compaction.summary import SUMMARY_PREFIX
 from compaction.validate import errors, validate
 

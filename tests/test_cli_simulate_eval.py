@@ -18,6 +18,7 @@ from timeline_sessions import FIRST_PATH, coding_session
 from compaction.cli import main
 from compaction.formats import load_conversations
 from compaction.lab.evaluate import MATCHED, STRATEGY_NAMES, STRUCTURAL_COLUMNS, evaluate
+from compaction.lab.samples import SAMPLES_DIR
 from compaction.lab.structural import CATEGORIES as STRUCTURAL
 from compaction.lab.sweep.worker import pool_context
 
@@ -74,7 +75,7 @@ def test_simulate_bad_settings_exit_2_with_one_line(
 
 def test_an_event_that_only_pruned_says_so_and_the_next_summary_is_still_the_first() -> None:
     # At a 45,000-token window the sample's first compaction fits after Phase 1 alone.
-    sample = Path(__file__).resolve().parents[1] / "sample_sessions"
+    sample = SAMPLES_DIR
     result = CliRunner().invoke(
         main,
         ["simulate", str(sample / "fix-failing-tests.openai.json"), "--context-length", "45000"],
@@ -206,9 +207,7 @@ def test_eval_bad_settings_exit_2(tmp_path: Path, arguments: list[str], expected
 
 def test_eval_reports_structural_recall_per_category_third_and_session(tmp_path: Path) -> None:
     # At a tenth of its size the sample's pipeline keeps less than head-tail of one category.
-    sample = (
-        Path(__file__).resolve().parents[1] / "sample_sessions" / "fix-failing-tests.openai.json"
-    )
+    sample = SAMPLES_DIR / "fix-failing-tests.openai.json"
     json_out, csv_out = tmp_path / "eval.json", tmp_path / "eval.csv"
     result = CliRunner().invoke(
         main,
@@ -378,7 +377,7 @@ def test_eval_table_with_the_peers_checks_each_peer_for_provider_validity(tmp_pa
 
 
 def test_eval_writes_the_per_session_table_as_markdown(tmp_path: Path) -> None:
-    sample = Path(__file__).resolve().parents[1] / "sample_sessions" / "orphans.openai.json"
+    sample = SAMPLES_DIR / "orphans.openai.json"
     out = tmp_path / "sessions.md"
     result = CliRunner().invoke(main, ["eval", str(sample), "--markdown", str(out)])
     assert result.exit_code == 0, result.output

@@ -13,7 +13,7 @@ from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.history import History
 from compaction.history.scrub import MessageRedactor
-from compaction.samples import load_sample
+from compaction.lab.samples import load_sample
 
 
 def _size(path: Path) -> int:

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compaction import redact as redact_module
-from compaction.redact import REDACTED, redact, redact_messages
+from compaction.text import redact as redact_module
+from compaction.text.redact import REDACTED, redact, redact_messages
 
 OPENAI_KEY = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
 ANTHROPIC_KEY = "sk-ant-api03-" + "Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp_-AbCdEf"

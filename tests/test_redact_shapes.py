@@ -17,8 +17,8 @@ from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.history import History
 from compaction.phases.summarize import build_prompt, serialize_turns
-from compaction.redact import REDACTED, redact, redact_messages
 from compaction.summarizers.llm import LLMSummarizer
+from compaction.text.redact import REDACTED, redact, redact_messages
 
 # Each secret is split so this file itself holds no scannable key.
 CURL_PASSWORD = "Curl" + "Pa55word9"

@@ -14,8 +14,8 @@ import pytest
 
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
-from compaction.message_input import validate_messages
-from compaction.samples import (
+from compaction.input.checks import validate_messages
+from compaction.lab.samples import (
     SAMPLES_DIR,
     Sample,
     SampleNotFoundError,
@@ -91,7 +91,8 @@ def test_samples_folder_stays_small() -> None:
 
 def test_generated_files_match_the_generator() -> None:
     """The committed samples are exactly what build_samples.py writes (deterministic, current)."""
-    sys.path.insert(0, str(SAMPLES_DIR))
+    builders = Path(__file__).resolve().parents[1] / "sample_sessions"
+    sys.path.insert(0, str(builders))
     try:
         build = importlib.import_module("build_samples")
         common = importlib.import_module("builders.common")
@@ -108,7 +109,7 @@ def test_generated_files_match_the_generator() -> None:
             assert committed == expected, f"{entry['file']} is stale: rerun build_samples.py"
         assert common.IdMaker("x").openai() == common.IdMaker("x").openai()
     finally:
-        sys.path.remove(str(SAMPLES_DIR))
+        sys.path.remove(str(builders))
 
 
 # -- loading ----------------------------------------------------------------------------------

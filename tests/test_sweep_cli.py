@@ -13,9 +13,9 @@ from llm_server import LLMServer
 from compaction.cli import main
 from compaction.config import CompactionConfig
 from compaction.history import History
+from compaction.lab.samples import get_sample, list_samples
 from compaction.lab.sweep.cost import estimate_cost, price
 from compaction.lab.sweep.run import sweep
-from compaction.samples import get_sample, list_samples
 from compaction.summarizers.llm import LLMSummarizer
 
 SAMPLE = "fix-failing-tests"

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from compaction.text_patterns import error_lines, identifiers, written_paths
+from compaction.text.patterns import error_lines, identifiers, written_paths
 
 
 @pytest.mark.parametrize(

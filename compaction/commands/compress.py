@@ -28,10 +28,10 @@ from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
 from compaction.formats import EXPORT_FORMATS, dump_conversation
-from compaction.growing_conversation import remember_checked
-from compaction.message_input import rejected_arguments
+from compaction.input.checks import rejected_arguments
+from compaction.input.growing import remember_checked
 from compaction.messages import content_text
-from compaction.regions import plan_regions
+from compaction.phases.regions import plan_regions
 from compaction.summary import render_sourced
 from compaction.tokens import make_counter
 

@@ -24,7 +24,7 @@ from compaction.formats.detect import (
 )
 from compaction.formats.exporters import EXPORT_FORMATS, dump_conversation
 from compaction.formats.source import Document
-from compaction.message_input import validate_messages
+from compaction.input.checks import validate_messages
 
 
 def load_conversations(source: Any, format: str = "auto") -> list[Conversation]:

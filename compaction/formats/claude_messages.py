@@ -17,8 +17,8 @@ from compaction.formats.common import (
 )
 from compaction.formats.conversation import ImportReport, RecordedCompaction
 from compaction.messages import INJECTED_KEY, SLASH_COMMAND, Message
-from compaction.text_patterns import injected_kind
-from compaction.user_words import slash_command
+from compaction.text.patterns import injected_kind
+from compaction.text.user_words import slash_command
 
 NAME = "claude-code"
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from compaction.formats.conversation import ImportReport
 from compaction.messages import INJECTED_KEY, SLASH_COMMAND, Message, content_text
-from compaction.text_patterns import injected_kind, user_text
-from compaction.user_words import slash_command, unwrapped
+from compaction.text.patterns import injected_kind, user_text
+from compaction.text.user_words import slash_command, unwrapped
 
 
 def make_call(call_id: str, name: str, arguments: Any) -> dict[str, Any]:

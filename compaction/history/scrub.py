@@ -4,7 +4,7 @@ The history database is a plain file users copy, attach to bug reports and open 
 nothing stored in it may carry a credential. Two defences, both applied before any write:
 fields whose *name* says they hold a credential are dropped wherever they are nested (a
 summariser's `api_key`, an `Authorization` header echoed into phase details), and every string
-that remains goes through `compaction.redact`, which replaces secret *shapes* (provider keys,
+that remains goes through `compaction.text.redact`, which replaces secret *shapes* (provider keys,
 bearer tokens, private keys) inside free text such as messages and summaries.
 """
 
@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from compaction.messages import Message
-from compaction.redact import redact, redact_messages
+from compaction.text.redact import redact, redact_messages
 
 # Field names are compared after lower-casing and removing separators, so `api_key`, `apiKey`,
 # `API-KEY` and `x-api-key` all match. Only whole names match: `tokens_before` or `Key Decisions`

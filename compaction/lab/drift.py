@@ -21,7 +21,7 @@ from typing import Any
 
 from compaction.lab.probes import normalise
 from compaction.summary import EMPTY_SECTION, SECTION_NAMES, render_summary
-from compaction.text_patterns import error_lines, identifiers
+from compaction.text.patterns import error_lines, identifiers
 
 DRIFT_CATEGORIES = ("paths", "errors", "identifiers", "constraints")
 

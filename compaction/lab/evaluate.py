@@ -33,6 +33,7 @@ from typing import Any
 from compaction.compactor import Compactor, check_components
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError
+from compaction.input.checks import validate_messages
 from compaction.lab.judgement import Judgement
 from compaction.lab.peers import PEER_NAMES, PEERS, PeerRun, run_at_target
 from compaction.lab.probes import CATEGORIES, Fact, Recall, mine_facts, recall
@@ -40,7 +41,6 @@ from compaction.lab.strategies import BASELINES, config_for_target
 from compaction.lab.structural import StructuralFact, StructuralRecall, mine, structural_recall
 from compaction.lab.structural.report import COLUMNS, lost_examples, row_columns, summary
 from compaction.lab.timeline import conversation_messages
-from compaction.message_input import validate_messages
 from compaction.messages import Message
 from compaction.result import CompactionResult
 from compaction.summarizers.base import Summarizer

@@ -25,8 +25,8 @@ from compaction.lab.evaluate import Evaluation
 from compaction.lab.judgement import QUESTIONS, JudgedStrategy, Judgement
 from compaction.lab.probes import Fact, normalise
 from compaction.phases.summarize import serialize_turns
-from compaction.redact import redact
 from compaction.summarizers.llm_errors import error_message
+from compaction.text.redact import redact
 
 HEADINGS = {
     "recall": "Recall",

@@ -29,7 +29,8 @@ from compaction.messages import (
 )
 from compaction.messages import content_text as _content_text
 from compaction.summary import is_summary_text
-from compaction.text_patterns import (
+from compaction.text.one_liners import tool_kind
+from compaction.text.patterns import (
     TEXT_MAX_CHARS,
     collapse,
     command_text,
@@ -41,8 +42,7 @@ from compaction.text_patterns import (
     readable_text,
     written_paths,
 )
-from compaction.tool_summaries import tool_kind
-from compaction.user_words import own_words, request_text
+from compaction.text.user_words import own_words, request_text
 
 CATEGORIES: tuple[str, ...] = (
     "latest_request",

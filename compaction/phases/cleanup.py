@@ -16,7 +16,7 @@ from typing import Any
 
 from compaction.messages import Message, call_name, has_tool_calls, tool_calls
 from compaction.result import MOVED, REMOVED, STRIPPED, STUBBED, OrphanFix, PhaseResult
-from compaction.tool_summaries import STUB_RESULT
+from compaction.text.one_liners import STUB_RESULT
 
 CALL_REMOVED_TEXT = "(tool call removed)"
 CALL_NEVER_IN_INPUT = "its call was never in the input"

@@ -24,12 +24,12 @@ from compaction.messages import (
 )
 from compaction.phases.boundaries import find_head_end, walk_tail
 from compaction.result import ARGS_TRUNCATED, DEDUPLICATED, SUMMARISED, PhaseResult
-from compaction.tokens import TokenCounter
-from compaction.tool_summaries import (
+from compaction.text.one_liners import (
     DUPLICATE_MARKER,
     is_already_pruned,
     summarize_tool_output,
 )
+from compaction.tokens import TokenCounter
 
 TRUNCATION_SUFFIX = "...[truncated]"
 

@@ -40,9 +40,9 @@ from compaction.summary import (
 from compaction.summary.check import SummaryScope, check_summary
 from compaction.summary.items import CARRIED, SummaryItem
 from compaction.summary.recorded import SessionRecord
+from compaction.text.one_liners import DUPLICATE_MARKER, is_already_pruned
+from compaction.text.user_words import own_words, request_text
 from compaction.tokens import TokenCounter
-from compaction.tool_summaries import DUPLICATE_MARKER, is_already_pruned
-from compaction.user_words import own_words, request_text
 
 CONTENT_LIMIT = 6_000
 KEEP_HEAD = 4_000

@@ -22,10 +22,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from compaction.errors import ConfigError, SummarizationError, SummarizerUnavailable
-from compaction.redact import redact
 from compaction.summarizers.base import OnToken, SummaryRequest
 from compaction.summarizers.llm_errors import classify_error, error_message
 from compaction.summary import parse_summary, render_summary
+from compaction.text.redact import redact
 
 SYSTEM_PROMPT = (
     "You write handoff summaries of agent conversations. Answer with the summary only, using "

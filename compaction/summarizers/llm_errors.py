@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from compaction.redact import redact
+from compaction.text.redact import redact
 
 TRANSIENT_CLASSES = frozenset(
     {

@@ -35,8 +35,8 @@ from compaction.summarizers.extractive.text import mentioned_paths
 from compaction.summary import SECTION_NAMES, Summary
 from compaction.summary.items import CARRIED, SummaryItem
 from compaction.summary.rules import SECTION_REACH, allowed, describe_kinds, message_kinds
-from compaction.text_patterns import identifiers, json_strings, readable_text
-from compaction.user_words import own_words, request_text
+from compaction.text.patterns import identifiers, json_strings, readable_text
+from compaction.text.user_words import own_words, request_text
 
 #: Sections whose items must be the user's own words: checked against what the user typed
 #: (user_words.own_words), not against everything their turn carried.

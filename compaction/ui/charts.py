@@ -21,7 +21,7 @@ import altair as alt
 
 from compaction.config import CompactionConfig
 from compaction.messages import Message, content_text, tool_calls
-from compaction.tool_output import format_tool_output
+from compaction.text.tool_output import format_tool_output
 from compaction.ui.binning import BAR_LIMIT, Bin, bin_size, make_bins
 from compaction.ui.palette import (
     FATE_LABELS,

@@ -22,7 +22,7 @@ from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError, HistoryError
 from compaction.messages import Message
-from compaction.regions import RegionPlan, plan_regions
+from compaction.phases.regions import RegionPlan, plan_regions
 from compaction.result import CompactionResult
 from compaction.summarizers.base import OnToken, StaticSummarizer
 from compaction.summarizers.factory import make_summarizer

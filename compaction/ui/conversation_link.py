@@ -27,7 +27,7 @@ from pathlib import Path
 import streamlit as st
 
 from compaction.errors import CompactionError
-from compaction.samples import get_sample, load_sample
+from compaction.lab.samples import get_sample, load_sample
 from compaction.ui.machine_sessions import SOURCE_PREFIX, load_local, remember_followed
 from compaction.ui.params import CONFIG_KEYS, switch_suggested_settings
 from compaction.ui.state import Loaded, from_conversation, get_loaded, make_loaded, set_loaded

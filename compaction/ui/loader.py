@@ -19,7 +19,7 @@ from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
 from compaction.formats import load_conversations
 from compaction.formats.conversation import Conversation
-from compaction.samples import Sample, list_samples, load_sample
+from compaction.lab.samples import Sample, list_samples, load_sample
 from compaction.tokens import make_counter
 from compaction.ui.conversation_link import adopt, is_landing
 from compaction.ui.machine_sessions import (
@@ -227,7 +227,7 @@ def render_loader() -> Loaded | None:
                 st.caption(by_id[chosen].description)
                 st.button("Load sample", key="load_sample_btn", on_click=_load_sample_clicked)
             else:
-                st.info("No sample sessions were found next to the package (sample_sessions/).")
+                st.info("No sample sessions were found in the package (compaction/lab/samples/).")
         with upload_tab:
             upload = _upload_tab()
         with machine_tab:

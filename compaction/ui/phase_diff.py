@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from compaction.messages import Message, call_arguments, call_name, content_text, tool_calls
 from compaction.result import PhaseResult
-from compaction.tool_output import format_tool_output
+from compaction.text.tool_output import format_tool_output
 from compaction.ui.charts import preview
 from compaction.ui.palette import FATE_LABELS
 

@@ -15,7 +15,7 @@ from typing import Any
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError
 from compaction.phases.boundaries import find_boundaries
-from compaction.regions import RegionPlan
+from compaction.phases.regions import RegionPlan
 
 #: Windows people actually configure, largest first: a suggestion reads "32K", not "31,744".
 NICE_WINDOWS = (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from compaction.tool_output import parse_tool_output
+from compaction.text.tool_output import parse_tool_output
 from compaction.ui.untrusted import md_escape
 
 FOLD_CHARS = 3_000  # content longer than this is folded behind an expander

@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from compaction.config import CompactionConfig
+from compaction.input.checks import validate_messages
 from compaction.lab.audit import AGENT_NAMES
 from compaction.lab.drift import DriftEntry
 from compaction.lab.peers import PEER_NAMES, PEERS
@@ -32,7 +33,6 @@ from compaction.lab.timeline import (
     simulate,
     simulate_peer,
 )
-from compaction.message_input import validate_messages
 from compaction.messages import Message
 from compaction.summarizers.factory import make_summarizer
 from compaction.ui.palette import INK, RECORDED_INK, REGION_COLORS

@@ -16,8 +16,8 @@ from typing import Any
 import streamlit as st
 
 from compaction.messages import Message, call_arguments, call_name, content_text, tool_calls
-from compaction.tool_output import parse_tool_output
-from compaction.tool_summaries import exit_code as text_exit_code
+from compaction.text.one_liners import exit_code as text_exit_code
+from compaction.text.tool_output import parse_tool_output
 from compaction.ui.text_views import render_tool_output
 from compaction.ui.untrusted import md_code, md_escape
 

@@ -14,7 +14,7 @@ from compaction.phases.cleanup import (
     cleanup,
 )
 from compaction.result import MOVED, REMOVED, STRIPPED, STUBBED
-from compaction.tool_summaries import STUB_RESULT
+from compaction.text.one_liners import STUB_RESULT
 
 
 def run(messages: list[dict[str, Any]], strategy: str = "stub") -> Any:

@@ -25,9 +25,9 @@ from compaction.phases.summarize import build_prompt, serialize_turns
 from compaction.summarizers.base import SummaryRequest
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.summary import parse_summary
-from compaction.text_patterns import command_text, written_paths
-from compaction.tool_calls import call_kind, script_calls
-from compaction.tool_summaries import is_already_pruned, summarize_tool_output
+from compaction.text.one_liners import is_already_pruned, summarize_tool_output
+from compaction.text.patterns import command_text, written_paths
+from compaction.text.tool_calls import call_kind, script_calls
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 CODE_MODE_OUTPUT = "Script completed\nWall time 0.8 seconds\nOutput:\nOn branch main\nclean"

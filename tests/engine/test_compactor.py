@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,11 +14,12 @@ from engine_helpers import assistant, big, coding_session, system, tool, user
 from compaction import CompactionConfig, Compactor, compress
 from compaction.compactor import INEFFECTIVE_REASON
 from compaction.errors import ConfigError, InvalidConversationError, SummarizationError
+from compaction.lab.samples import SAMPLES_DIR
 from compaction.phases.outcome import NOTHING_TO_COMPRESS
 from compaction.result import FOLDED, KEPT, PHASE_NAMES, REMOVED, SUMMARISED
 from compaction.summarizers.base import OnToken, StaticSummarizer, SummaryRequest
 from compaction.summary import SECTION_NAMES, SUMMARY_PREFIX, SYSTEM_NOTE, static_marker
-from compaction.tool_summaries import STUB_RESULT
+from compaction.text.one_liners import STUB_RESULT
 
 CONFIG = CompactionConfig(context_length=2_000, counter="rough")
 
@@ -263,10 +263,7 @@ def test_when_pruning_alone_fits_the_tail_the_pruned_conversation_is_the_result(
     # Phase 1's work, not a skip (a smaller tail must never compact less than a larger one).
     from compaction import load_conversation
 
-    root = Path(__file__).resolve().parents[2]
-    messages = load_conversation(
-        root / "sample_sessions" / "fix-failing-tests.openai.json"
-    ).messages
+    messages = load_conversation(SAMPLES_DIR / "fix-failing-tests.openai.json").messages
     small_tail = compress(messages, CompactionConfig(tail_token_ratio=0.1))
     assert not small_tail.skipped
     assert [p.name for p in small_tail.phases] == ["prune", "boundaries", "cleanup", "fit"]
@@ -309,8 +306,7 @@ def test_facts_of_tail_outputs_cut_to_one_line_reach_the_summary() -> None:
     # Their identifiers leave the context as surely as the middle's do; the summary keeps them.
     from compaction import load_conversation
 
-    root = Path(__file__).resolve().parents[2]
-    messages = load_conversation(root / "sample_sessions" / "orphans.openai.json").messages
+    messages = load_conversation(SAMPLES_DIR / "orphans.openai.json").messages
     result = Compactor(CompactionConfig(context_length=16_000)).compress(messages, force=True)
     tail_start = result.phase("boundaries").details["tail_start"]
     assert tail_start < 23  # the two big outputs (23, 25) are in the tail...

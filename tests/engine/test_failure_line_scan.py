@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compaction import tool_summaries
+from compaction.text import one_liners as tool_summaries
 
 PIECES = ["error", "ERROR", "Exception", "traceback", "FAILED", "Fatal", "fat", "err", "\n", " "]
 PIECES += ["ed", "failedfatal", "errorerror", "Trace\nback", "x", "é", "\u212aey", "İ"]

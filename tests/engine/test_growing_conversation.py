@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 
 from compaction import CompactionConfig, Compactor
 from compaction.errors import InvalidConversationError
-from compaction.growing_conversation import (
+from compaction.input.checks import validate_messages
+from compaction.input.growing import (
     GrowingConversation,
     check_and_count_once,
     check_once,
     remember_checked,
 )
-from compaction.message_input import validate_messages
 from compaction.result import without_timings
 from compaction.tokens import RoughCounter
 
@@ -169,7 +169,7 @@ def test_agent_loop_decisions_match_a_fresh_compactor_each_step() -> None:
     ],
 )
 def test_the_quick_surrogate_test_agrees_with_the_repair(node: Any) -> None:
-    from compaction.message_input import _holds_surrogates, _without_surrogates
+    from compaction.input.checks import _holds_surrogates, _without_surrogates
 
     assert _holds_surrogates(node) == (_without_surrogates(node)[1] > 0)
 
@@ -194,7 +194,7 @@ def test_a_conversation_checked_again_in_the_process_is_reused_unchanged() -> No
 
 
 def test_a_fingerprint_changes_with_every_edit_in_place_and_only_then() -> None:
-    from compaction.growing_conversation import _fingerprint
+    from compaction.input.growing import _fingerprint
 
     message: dict[str, Any] = {
         "role": "assistant",

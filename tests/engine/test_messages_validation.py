@@ -10,7 +10,7 @@ import pytest
 from engine_helpers import call, calls, tool, user
 
 from compaction.errors import InvalidConversationError
-from compaction.message_input import validate_messages
+from compaction.input.checks import validate_messages
 from compaction.messages import (
     append_text,
     content_text,

@@ -12,8 +12,8 @@ from engine_helpers import assistant, big, call, calls, coding_session, system, 
 from compaction.config import CompactionConfig
 from compaction.phases.prune import TRUNCATION_SUFFIX, prune, shrink_arguments
 from compaction.result import ARGS_TRUNCATED, DEDUPLICATED, SUMMARISED
+from compaction.text.one_liners import DUPLICATE_MARKER, STUB_RESULT
 from compaction.tokens import RoughCounter
-from compaction.tool_summaries import DUPLICATE_MARKER, STUB_RESULT
 
 #: A small window so a few hand-written messages already exceed the tail budget (ceiling 150).
 SMALL = CompactionConfig(context_length=1_000, counter="rough")

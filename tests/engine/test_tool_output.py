@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from compaction.tool_output import (
+from compaction.text.one_liners import summarize_tool_output
+from compaction.text.tool_output import (
     decode_tool_output,
     format_tool_output,
     may_be_wrapped,
     parse_tool_output,
 )
-from compaction.tool_summaries import summarize_tool_output
 
 HERMES = json.dumps({"output": "test\tRun 3\nok\n", "exit_code": 1, "error": None})
 CODEX = json.dumps(

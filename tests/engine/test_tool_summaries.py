@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from compaction.summary import static_marker
-from compaction.tool_summaries import (
+from compaction.text.one_liners import (
     DUPLICATE_MARKER,
     STUB_RESULT,
     TOOL_ALIASES,

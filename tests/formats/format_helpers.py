@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from compaction.formats import Conversation
-from compaction.message_input import validate_messages
+from compaction.input.checks import validate_messages
 from compaction.messages import Message, tool_calls
 
 DATA = Path(__file__).resolve().parent / "data"

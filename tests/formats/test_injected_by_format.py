@@ -13,7 +13,7 @@ import pytest
 
 from compaction.formats import load_conversation
 from compaction.messages import INJECTED_KEY, INJECTED_KINDS, Message, content_text, last_user_index
-from compaction.text_patterns import injected_kind
+from compaction.text.patterns import injected_kind
 
 
 def _marks(messages: list[Message]) -> list[tuple[str, str | None]]:

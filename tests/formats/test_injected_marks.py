@@ -17,7 +17,7 @@ from compaction.config import CompactionConfig
 from compaction.formats import dump_conversation, load_conversation
 from compaction.formats.common import mark_injected_messages
 from compaction.messages import INJECTED_KEY, INJECTED_KINDS, last_user_index
-from compaction.text_patterns import injected_kind
+from compaction.text.patterns import injected_kind
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from compaction.errors import ConfigError
 from compaction.lab.evaluate import STRATEGY_NAMES, aggregate, evaluate, parse_strategies
 from compaction.lab.judge import QUESTIONS, fact_answered, judge, split_answer
 from compaction.lab.probes import Fact
+from compaction.lab.samples import SAMPLES_DIR
 from compaction.lab.strategies import OUTPUT_KEEP_CHARS
 from compaction.summary import SUMMARY_PREFIX
 
@@ -182,11 +183,7 @@ def test_answers_are_split_by_heading_and_facts_matched_loosely() -> None:
 _ROOT = Path(__file__).resolve().parents[2]
 _CORPUS = _ROOT.parent / "shared" / "corpus"
 _SESSION_FILES = sorted(
-    [
-        p
-        for p in (_ROOT / "sample_sessions").iterdir()
-        if p.suffix in (".json", ".jsonl") and p.name != "index.json"
-    ]
+    [p for p in SAMPLES_DIR.iterdir() if p.suffix in (".json", ".jsonl") and p.name != "index.json"]
     + all_corpus_files()
 )
 

@@ -15,8 +15,8 @@ from compaction.lab.evaluate import (
     evaluate,
 )
 from compaction.lab.per_session import FIGURES, compare_sessions, figure_name, losses
+from compaction.lab.samples import load_sample
 from compaction.lab.structural import CATEGORIES, POSITIONS
-from compaction.samples import load_sample
 
 
 @pytest.fixture(scope="module")

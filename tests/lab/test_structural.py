@@ -141,8 +141,8 @@ def test_the_pipeline_beats_head_tail_matched_on_the_spotter_session() -> None:
 def test_sweep_points_carry_structural_recall() -> None:
     from compaction.compactor import compress
     from compaction.config import CompactionConfig
+    from compaction.lab.samples import load_sample
     from compaction.lab.sweep.run import sweep
-    from compaction.samples import load_sample
 
     messages = load_sample("fix-failing-tests").messages
     base = CompactionConfig(context_length=4_000)

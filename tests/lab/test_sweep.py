@@ -12,6 +12,7 @@ from compaction.config import CompactionConfig
 from compaction.errors import ConfigError, HistoryError
 from compaction.history import History
 from compaction.lab.probes import mine_facts, recall
+from compaction.lab.samples import list_samples, load_sample
 from compaction.lab.sweep.frontier import (
     non_default_fields,
     pareto_frontier,
@@ -20,7 +21,6 @@ from compaction.lab.sweep.frontier import (
 )
 from compaction.lab.sweep.run import Sweep, SweepPoint, sweep
 from compaction.messages import Message
-from compaction.samples import list_samples, load_sample
 from compaction.summarizers.base import StaticSummarizer
 from compaction.validate import errors, validate
 

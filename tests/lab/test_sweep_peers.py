@@ -9,11 +9,11 @@ from compaction.config import CompactionConfig
 from compaction.errors import ConfigError
 from compaction.lab.peers import PeerState, make_peer
 from compaction.lab.probes import mine_facts, recall
+from compaction.lab.samples import list_samples, load_sample
 from compaction.lab.sweep.frontier import recommendation_snippets
 from compaction.lab.sweep.grid import field_kind, parse_param, peer_field_names
 from compaction.lab.sweep.run import sweep
 from compaction.messages import Message
-from compaction.samples import list_samples, load_sample
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.tokens import make_counter
 from compaction.validate import errors, validate

@@ -16,13 +16,13 @@ from llm_server import DEFAULT_SUMMARY, LLMServer
 
 from compaction.errors import ConfigError, SummarizationError, SummarizerUnavailable
 from compaction.phases.summarize import build_prompt, serialize_turns
-from compaction.redact import REDACTED
 from compaction.summarizers.base import StaticSummarizer, SummaryRequest
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.summarizers.factory import make_summarizer
 from compaction.summarizers.llm import LLMSummarizer
 from compaction.summarizers.llm_errors import classify_error, error_message
 from compaction.summary import SECTION_NAMES, parse_summary, render_summary
+from compaction.text.redact import REDACTED
 
 API_KEY = "test-key"
 DETAIL_KEYS = {

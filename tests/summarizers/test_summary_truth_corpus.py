@@ -29,15 +29,16 @@ from corpus_paths import CORPUS, corpus_files
 
 from compaction import CompactionConfig, Compactor, load_conversations
 from compaction.formats.conversation import Conversation
+from compaction.lab.samples import SAMPLES_DIR
 from compaction.messages import is_user_request
 from compaction.summary import SECTION_NAMES
 from compaction.summary.check import _claim_key, _Texts, claims
 from compaction.summary.items import CARRIED
 from compaction.summary.rules import SECTION_REACH
-from compaction.user_words import own_words
+from compaction.text.user_words import own_words
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / "sample_sessions"
+SAMPLES = SAMPLES_DIR
 WINDOWS = (8_000, 32_000)
 CONVERSATIONS_PER_FILE = 4
 TAG = re.compile(

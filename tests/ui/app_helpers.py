@@ -14,8 +14,8 @@ from streamlit.testing.v1 import AppTest
 
 from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
+from compaction.lab.samples import get_sample, load_sample
 from compaction.result import CompactionResult
-from compaction.samples import get_sample, load_sample
 from compaction.summary import SECTION_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]

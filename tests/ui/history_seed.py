@@ -12,8 +12,8 @@ from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.formats.conversation import Conversation
 from compaction.history import History
+from compaction.lab.samples import load_sample
 from compaction.result import CompactionResult
-from compaction.samples import load_sample
 
 #: (sample, tail_token_ratio, label) of each seeded run, in recording order.
 SEEDED = (

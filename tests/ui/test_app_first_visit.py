@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from compaction.compactor import Compactor
 from compaction.config import CompactionConfig, model_context_length
 from compaction.history import History
-from compaction.samples import get_sample, load_sample
+from compaction.lab.samples import get_sample, load_sample
 from compaction.ui.params import MODELS
 
 EVALUATE = ROOT / "app_pages" / "evaluate.py"

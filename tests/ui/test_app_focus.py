@@ -6,7 +6,7 @@ from app_helpers import click, dataframe_with, library_result, open_app
 
 from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
-from compaction.samples import load_sample
+from compaction.lab.samples import load_sample
 
 FOCUS = "failing tests"
 

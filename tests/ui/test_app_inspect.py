@@ -14,7 +14,7 @@ from app_helpers import (
 )
 from streamlit.testing.v1 import AppTest
 
-from compaction.samples import list_samples
+from compaction.lab.samples import list_samples
 from compaction.summary import SECTION_NAMES
 from compaction.ui.phase_views import FIX_LABELS
 

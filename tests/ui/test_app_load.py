@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from app_helpers import click, metrics, open_app, shown_texts
 
-from compaction.samples import list_samples
+from compaction.lab.samples import list_samples
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 

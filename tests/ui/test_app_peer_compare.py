@@ -10,7 +10,7 @@ from app_helpers import click, library_result, open_app
 
 from compaction.config import CompactionConfig
 from compaction.lab.peers import PEERS, PeerState
-from compaction.samples import load_sample
+from compaction.lab.samples import load_sample
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.tokens import make_counter
 from compaction.ui.peer_compare import LABELS, OURS

@@ -12,7 +12,7 @@ from app_helpers import ROOT, dataframe_with, open_app
 
 from compaction.config import CompactionConfig
 from compaction.lab.evaluate import evaluate
-from compaction.samples import get_sample, load_sample
+from compaction.lab.samples import get_sample, load_sample
 from compaction.summarizers.extractive import ExtractiveSummarizer
 
 EVALUATE = ROOT / "app_pages" / "evaluate.py"

@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from compaction.config import CompactionConfig
 from compaction.history import History
+from compaction.lab.samples import load_sample
 from compaction.lab.sweep.run import sweep
-from compaction.samples import load_sample
 
 SWEEP = ROOT / "app_pages" / "sweep.py"
 SAMPLE = "orphans"

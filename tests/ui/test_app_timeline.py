@@ -9,8 +9,8 @@ from app_helpers import ROOT, dataframe_with, metrics, open_app
 
 from compaction.config import CompactionConfig
 from compaction.lab.drift import drift
+from compaction.lab.samples import load_sample
 from compaction.lab.timeline import simulate
-from compaction.samples import load_sample
 from compaction.ui.timeline_views import event_inputs
 
 TIMELINE = ROOT / "app_pages" / "timeline.py"

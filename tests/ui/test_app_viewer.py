@@ -11,11 +11,11 @@ from app_helpers import click, dataframe_with, library_result, open_app, shown_t
 from streamlit.testing.v1 import AppTest
 
 from compaction.config import CompactionConfig
+from compaction.lab.samples import load_sample
 from compaction.messages import content_text
 from compaction.result import FOLDED, PREVIOUS_SUMMARY
-from compaction.samples import load_sample
+from compaction.text.tool_output import decode_tool_output, parse_tool_output
 from compaction.tokens import make_counter
-from compaction.tool_output import decode_tool_output, parse_tool_output
 from compaction.ui.composition import CONTENT_PARTS
 from compaction.ui.final_view import FINAL_TABS_KEY
 from compaction.ui.find_filter import search_texts

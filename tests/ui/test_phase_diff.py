@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
-from compaction.samples import load_sample
+from compaction.lab.samples import load_sample
 from compaction.ui.phase_diff import phase_changes
 
 

@@ -7,8 +7,8 @@ import pytest
 
 from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
+from compaction.lab.samples import list_samples, load_sample
 from compaction.result import FOLDED, PREVIOUS_SUMMARY, REMOVED
-from compaction.samples import list_samples, load_sample
 from compaction.ui.side_by_side import align, row_diff, row_texts
 
 SAMPLE_IDS = [sample.id for sample in list_samples()]

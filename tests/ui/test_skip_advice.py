@@ -7,8 +7,8 @@ import pytest
 
 from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
-from compaction.regions import plan_regions
-from compaction.samples import load_sample
+from compaction.lab.samples import load_sample
+from compaction.phases.regions import plan_regions
 from compaction.ui.skip_advice import skip_advice, window_label
 
 

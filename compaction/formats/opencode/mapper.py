@@ -23,7 +23,7 @@ from compaction.formats.conversation import (
     RecordedCompaction,
 )
 from compaction.messages import Message
-from compaction.text_patterns import injected_kind
+from compaction.text.patterns import injected_kind
 
 NAME = "opencode"
 #: What OpenCode sends in place of parts that hold no text of their own.

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from compaction.config import CompactionConfig
+from compaction.input.checks import validate_messages
 from compaction.lab.peers import Peer, PeerRun, PeerState
 from compaction.lab.timeline.records import (
     Step,
@@ -15,7 +16,6 @@ from compaction.lab.timeline.records import (
     conversation_messages,
     may_compact_after,
 )
-from compaction.message_input import validate_messages
 from compaction.messages import Message
 from compaction.summarizers.base import Summarizer
 from compaction.summarizers.extractive import ExtractiveSummarizer

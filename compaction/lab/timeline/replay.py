@@ -9,6 +9,7 @@ from typing import Any
 from compaction.compactor import INEFFECTIVE_REASON, Compactor
 from compaction.config import CompactionConfig
 from compaction.errors import InvalidConversationError
+from compaction.input.checks import validate_messages
 from compaction.lab.timeline.records import (
     Step,
     Timeline,
@@ -16,7 +17,6 @@ from compaction.lab.timeline.records import (
     conversation_messages,
     may_compact_after,
 )
-from compaction.message_input import validate_messages
 from compaction.messages import Message
 from compaction.result import CompactionResult
 from compaction.summarizers.base import Summarizer

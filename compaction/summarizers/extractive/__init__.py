@@ -14,7 +14,6 @@ import time
 from typing import Any
 
 from compaction.errors import SummarizationError
-from compaction.redact import redact
 from compaction.summarizers.base import OnToken, SourcedItems, SummaryRequest
 from compaction.summarizers.extractive.budget import fit, fit_details
 from compaction.summarizers.extractive.cache import FactCache, register
@@ -29,6 +28,7 @@ from compaction.summarizers.extractive.sections import build_sections
 from compaction.summarizers.extractive.text import stems
 from compaction.summary import parse_summary, section_item_texts
 from compaction.summary.items import CARRIED, SummaryItem, limited
+from compaction.text.redact import redact
 from compaction.tokens import RoughCounter, TiktokenCounter, TokenCounter, make_counter
 
 NO_REQUEST = "None."

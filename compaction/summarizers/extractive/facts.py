@@ -14,7 +14,6 @@ import re
 from typing import Any, NamedTuple
 
 from compaction.messages import parse_arguments
-from compaction.redact import redact
 from compaction.summarizers.extractive import text as tx
 from compaction.summarizers.extractive.cache import FactCache, register
 from compaction.summarizers.extractive.definitions import definitions
@@ -35,7 +34,8 @@ from compaction.summarizers.extractive.state import (
     command_effect,
     is_test_command,
 )
-from compaction.text_patterns import (
+from compaction.text.one_liners import exit_code, summarize_tool_output, tool_kind
+from compaction.text.patterns import (
     collapse,
     command_text,
     cut,
@@ -43,9 +43,9 @@ from compaction.text_patterns import (
     identifiers,
     written_paths,
 )
-from compaction.text_patterns import readable_text as readable
-from compaction.tool_calls import argument, call_kind
-from compaction.tool_summaries import exit_code, summarize_tool_output, tool_kind
+from compaction.text.patterns import readable_text as readable
+from compaction.text.redact import redact
+from compaction.text.tool_calls import argument, call_kind
 
 # Constraints, commands and written paths are read exactly as the probes read them, so what the
 # recall study counts is what the summary keeps.

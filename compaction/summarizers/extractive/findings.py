@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from compaction.text_patterns import ERROR_MAX_CHARS, collapse, cut, error_lines
+from compaction.text.patterns import ERROR_MAX_CHARS, collapse, cut, error_lines
 
 ERROR_LINES_PER_FAILURE = 4
 WINDOW_CHARS = 4_000

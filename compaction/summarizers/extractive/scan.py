@@ -35,9 +35,9 @@ from compaction.summarizers.extractive.facts import (
 from compaction.summarizers.extractive.findings import Action, FileRecord, Findings
 from compaction.summarizers.extractive.state import StateTracker
 from compaction.summary.recorded import RecordedDirectory
-from compaction.text_patterns import cut
-from compaction.tool_summaries import DUPLICATE_MARKER, STUB_RESULT, is_already_pruned
-from compaction.user_words import own_words, unwrapped
+from compaction.text.one_liners import DUPLICATE_MARKER, STUB_RESULT, is_already_pruned
+from compaction.text.patterns import cut
+from compaction.text.user_words import own_words, unwrapped
 
 COMMAND_MAX_CHARS = 80
 #: Identifiers are mined from at most this much tool output, newest first: most of a long

@@ -16,7 +16,7 @@ from compaction.summarizers.extractive.shell_files import changes
 from compaction.summarizers.extractive.state import is_test_command
 from compaction.summarizers.extractive.text import constraints, first_sentences
 from compaction.summary.items import limited
-from compaction.text_patterns import cut
+from compaction.text.patterns import cut
 
 _VERB_PRIORITY = {
     "deleted": 46.0,

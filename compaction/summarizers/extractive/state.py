@@ -15,7 +15,7 @@ from typing import NamedTuple, Protocol
 
 from compaction.summarizers.extractive.findings import StateLine
 from compaction.summary.recorded import RecordedDirectory
-from compaction.text_patterns import cut
+from compaction.text.patterns import cut
 
 _CD = re.compile(r"^\s*cd\s+(['\"]?)([^\s;&|'\"]+)\1")
 _ON_BRANCH = re.compile(r"^On branch (\S+)", re.M)

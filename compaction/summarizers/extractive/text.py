@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from compaction.text_patterns import collapse, constraint_sentences, is_question_sentence
-from compaction.user_words import prose_sentences
+from compaction.text.patterns import collapse, constraint_sentences, is_question_sentence
+from compaction.text.user_words import prose_sentences
 
 SENTENCE_MAX_CHARS = 240
 #: A user's rule is kept whole up to this length: cut short, "never modify the migrations … and

@@ -18,9 +18,9 @@ import streamlit as st
 
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
+from compaction.lab.samples import list_samples, load_sample
 from compaction.lab.sweep.grid import default_value, field_kind, parse_param, peer_field_names
 from compaction.lab.sweep.run import Sweep, sweep
-from compaction.samples import list_samples, load_sample
 from compaction.summarizers.factory import make_summarizer
 from compaction.ui.params import MODELS, Settings
 from compaction.ui.state import get_loaded

@@ -17,11 +17,11 @@ from compaction.formats import load_conversations
 from compaction.lab.probes import mine_facts, recall
 from compaction.lab.strategies import config_for_target, head_tail
 from compaction.phases.summarize import build_prompt, serialize_turns
-from compaction.redact import redact
 from compaction.summarizers.base import SummaryRequest
 from compaction.summarizers.extractive import ExtractiveSummarizer, as_stored
 from compaction.summarizers.extractive.budget import ACTIVE_TASK_CUT, ACTIVE_TASK_MAX_SHARE
 from compaction.summary import SECTION_NAMES, Summary, parse_summary
+from compaction.text.redact import redact
 from compaction.tokens import make_counter
 
 COUNTER = make_counter("tiktoken", "gpt-4o")

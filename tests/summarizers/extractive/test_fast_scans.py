@@ -13,12 +13,13 @@ import random
 import re
 import shlex
 
-from compaction import text_patterns, tool_summaries
 from compaction.summarizers.extractive import facts, findings, shell_files
 from compaction.summarizers.extractive import text as tx
 from compaction.summarizers.extractive.state import StateTracker, command_effect
-from compaction.text_patterns import identifiers
-from compaction.tool_summaries import error_evidence
+from compaction.text import one_liners as tool_summaries
+from compaction.text import patterns as text_patterns
+from compaction.text.one_liners import error_evidence
+from compaction.text.patterns import identifiers
 
 # The definition mentioned_paths had before it was made fast: one alternation of every hint,
 # then a walk over str.isalnum() characters and "_.~-/@+" on both sides.

@@ -13,10 +13,10 @@ import re
 from typing import Any
 
 from compaction.summary import STATIC_MARKER_START
-from compaction.tool_calls import FILE_SEARCHES, PatchChange, argument, read_call
-from compaction.tool_calls import TOOL_ALIASES as TOOL_ALIASES
-from compaction.tool_calls import tool_kind as tool_kind
-from compaction.tool_output import may_be_wrapped, parse_tool_output
+from compaction.text.tool_calls import FILE_SEARCHES, PatchChange, argument, read_call
+from compaction.text.tool_calls import TOOL_ALIASES as TOOL_ALIASES
+from compaction.text.tool_calls import tool_kind as tool_kind
+from compaction.text.tool_output import may_be_wrapped, parse_tool_output
 
 DUPLICATE_MARKER = "[Duplicate tool output — same content as a more recent call]"
 STUB_RESULT = "[Result from earlier conversation — see context summary above]"

@@ -20,9 +20,9 @@ from typing import Any
 
 from compaction.messages import Message
 from compaction.messages import content_text as _content_text
-from compaction.tool_calls import argument, patch_changes, read_call, tool_kind, written
-from compaction.tool_calls import command_text as command_text
-from compaction.user_words import prose_sentences
+from compaction.text.tool_calls import argument, patch_changes, read_call, tool_kind, written
+from compaction.text.tool_calls import command_text as command_text
+from compaction.text.user_words import prose_sentences
 
 ERROR_MAX_CHARS = 160  # as Phase 1's error evidence
 

@@ -14,8 +14,8 @@ import json
 import re
 from typing import Any
 
-from compaction.call_ids import Pairing, Renaming
 from compaction.errors import InvalidConversationError
+from compaction.input.call_ids import Pairing, Renaming
 from compaction.messages import (
     ROLES,
     Message,

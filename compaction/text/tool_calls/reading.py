@@ -15,8 +15,8 @@ import re
 import shlex
 from typing import Any, NamedTuple
 
-from compaction.tool_calls.aliases import tool_kind
-from compaction.tool_calls.script import (
+from compaction.text.tool_calls.aliases import tool_kind
+from compaction.text.tool_calls.script import (
     Each,
     ScriptCall,
     Unread,

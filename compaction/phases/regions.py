@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compaction.config import CompactionConfig
-from compaction.message_input import validate_messages
+from compaction.input.checks import validate_messages
 from compaction.messages import Message
 from compaction.phases.boundaries import Boundaries, find_boundaries, find_head_end
 from compaction.phases.prune import counts_after, prune

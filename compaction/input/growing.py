@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from compaction.errors import InvalidConversationError
-from compaction.message_input import (
+from compaction.input.checks import (
     Passes,
     arguments_notes,
     as_message_list,

@@ -20,7 +20,7 @@ import contextlib
 import json
 from typing import Any, NamedTuple
 
-from compaction.tool_calls.javascript import Expression, Token, tokens
+from compaction.text.tool_calls.javascript import Expression, Token, tokens
 
 
 class Unread(NamedTuple):

@@ -1,9 +1,8 @@
 """The sample sessions the project ships, as an index the app and the CLI can list and load.
 
-The samples live in `sample_sessions/` at the repository root (written by
-`sample_sessions/build_samples.py`), next to the package rather than inside it, so they are found
-through the editable install's source tree. A checkout without them (or an installed wheel) simply
-has no samples: `list_samples()` returns [] rather than failing, because the app must still start.
+The samples are package data beside this module (written by `sample_sessions/build_samples.py`
+at the repository root), so an installed wheel has them as a checkout does. A folder without
+them still gives `list_samples() == []` rather than failing: the app must start.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from compaction.errors import CompactionError
 if TYPE_CHECKING:
     from compaction.formats.conversation import Conversation
 
-SAMPLES_DIR = Path(__file__).resolve().parent.parent / "sample_sessions"
+SAMPLES_DIR = Path(__file__).resolve().parent
 INDEX_NAME = "index.json"
 
 
@@ -94,7 +93,7 @@ def get_sample(sample_id: str, directory: Path | None = None) -> Sample:
     for sample in samples:
         if sample.id == sample_id:
             return sample
-    known = ", ".join(sample.id for sample in samples) or "none (sample_sessions/ is missing)"
+    known = ", ".join(sample.id for sample in samples) or "none (the samples' folder is missing)"
     raise SampleNotFoundError(f"no sample named {sample_id!r}; available: {known}")
 
 

@@ -7,8 +7,8 @@ Phase 1's one-liners (tool_summaries.py), the summariser's actions and file effe
 lab's probes (through text_patterns.py) all read calls here, so they agree on what ran.
 """
 
-from compaction.tool_calls.aliases import FILE_SEARCHES, TOOL_ALIASES, tool_kind
-from compaction.tool_calls.reading import (
+from compaction.text.tool_calls.aliases import FILE_SEARCHES, TOOL_ALIASES, tool_kind
+from compaction.text.tool_calls.reading import (
     COMMAND_KEYS,
     CallReading,
     PatchChange,
@@ -21,7 +21,7 @@ from compaction.tool_calls.reading import (
     read_call,
     written,
 )
-from compaction.tool_calls.script import ScriptCall, script_calls
+from compaction.text.tool_calls.script import ScriptCall, script_calls
 
 __all__ = [
     "COMMAND_KEYS",
