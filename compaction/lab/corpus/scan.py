@@ -33,7 +33,7 @@ from compaction.lab.corpus.records import (
     SessionScan,
 )
 from compaction.lab.corpus.sources import Source
-from compaction.redact import redact
+from compaction.text.redact import redact
 from compaction.tokens import TokenCounter, make_counter
 
 #: A price for a session's recorded calls in US dollars, or None when it cannot price them. The
