@@ -188,3 +188,21 @@ __all__ = [
     "SessionScan",
     "scan_corpus",
 ]
+
+
+def select(
+    files: Sequence[FileScan], agents: Sequence[str] = (), compacted: bool = False
+) -> dict[str, set[int]]:
+    """A scan's selection for eval and sweep: per readable file, the conversations of the
+    given agents (all when none is given), only those whose agent compacted with `compacted`."""
+    chosen: dict[str, set[int]] = {}
+    for scanned in files:
+        if scanned.status != OK:
+            continue
+        for session in scanned.sessions:
+            if agents and session.agent not in agents:
+                continue
+            if compacted and not session.compactions:
+                continue
+            chosen.setdefault(scanned.path, set()).add(session.conversation)
+    return chosen

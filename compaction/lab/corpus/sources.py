@@ -64,9 +64,10 @@ class Source:
     named: bool = False  # named on the command line, rather than found in a folder
 
 
-def walk(paths: Sequence[str | Path]) -> Iterator[tuple[Path, bool]]:
+def walk(paths: Sequence[str | Path], skip_suffixes: bool = True) -> Iterator[tuple[Path, bool]]:
     """(file, named explicitly) for each path; folders are walked in name order, hidden entries
-    and `NOT_SESSIONS` suffixes skipped. FormatError for a path that does not exist."""
+    skipped, and `NOT_SESSIONS` suffixes too unless the caller counts them itself
+    (`skip_suffixes=False`). FormatError for a path that does not exist."""
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
@@ -74,7 +75,7 @@ def walk(paths: Sequence[str | Path]) -> Iterator[tuple[Path, bool]]:
                 relative = child.relative_to(path).parts
                 if any(part.startswith(".") for part in relative) or not child.is_file():
                     continue
-                if child.suffix.lower() in NOT_SESSIONS:
+                if skip_suffixes and child.suffix.lower() in NOT_SESSIONS:
                     continue
                 yield child, False
         elif path.exists():
