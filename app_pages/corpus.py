@@ -76,7 +76,7 @@ total = views.everything(groups)
 a, b, c, d = st.columns(4)
 a.metric("Files", total.files)
 b.metric("Sessions", total.sessions)
-c.metric("Compactions", f"{total.compactions} ({total.auto} auto, {total.manual} manual)")
+c.metric("Compactions (auto / manual)", f"{total.compactions} ({total.auto} / {total.manual})")
 d.metric("Files in error", total.failed)
 
 rows = views.session_rows(shown)
@@ -91,6 +91,8 @@ st.dataframe(
     column_order=[
         "agent",
         "file",
+        "status",
+        "error",
         "conversation",
         "modified",
         "size KB",
@@ -100,14 +102,12 @@ st.dataframe(
         "compactions",
         "trigger tokens",
         "forgotten",
-        "status",
-        "error",
         "title",
         "model",
     ],
     column_config={
         "modified": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm"),
-        "error": st.column_config.TextColumn(width="large"),
+        "error": st.column_config.TextColumn(width="medium"),
     },
 )
 open_left, open_right, _ = st.columns([1, 1, 4])

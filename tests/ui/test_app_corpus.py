@@ -61,7 +61,7 @@ def test_a_scan_from_the_page_lists_every_file_and_a_corrupt_one_with_its_error(
     assert corrupt["status"] == "error" and "binary content" in corrupt["error"]
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Files in error"] == "1"
-    assert metrics["Compactions"].startswith("1 ")
+    assert metrics["Compactions (auto / manual)"] == "1 (0 / 1)"
     # The OpenCode session's compaction is charted in each distribution.
     charts = [chart for chart in at.get("plotly_chart")]
     assert len(charts) == 3
