@@ -169,6 +169,7 @@ def run_all(
             jobs=jobs,
             scheduler=scheduler,
             progress=advance,
+            weight=lambda task: len(task[1]),
             on_error=lambda task, exc: {"source": task[0], "error": f"{type(exc).__name__}: {exc}"},
         )
     return outcome.results, outcome.stopped

@@ -165,14 +165,20 @@ class Audit:
         }
 
 
-def session_window(model: str | None, tokens_before: int) -> tuple[int, str]:
+def session_window(
+    model: str | None, tokens_before: int, use_litellm: bool = True
+) -> tuple[int, str]:
     """The window of the session's model: litellm's map, else its family, else assumed from the
-    recorded tokens-before (the agent compacted at that size, so its window was larger)."""
+    recorded tokens-before (the agent compacted at that size, so its window was larger).
+
+    `use_litellm=False` skips the map: importing litellm costs seconds per process, which an
+    audit of the agent alone (a corpus scan, where the window is only reported) need not pay."""
     if model:
         from compaction.config import model_context_length
 
         try:
-            return model_context_length(model), "litellm"
+            if use_litellm:
+                return model_context_length(model), "litellm"
         except ConfigError:
             pass
         lowered = model.lower()
@@ -258,7 +264,7 @@ def audit(
             else None
         )
         facts = _offset(mine_facts(window_messages), start)
-        window, source = session_window(model, tokens_before)
+        window, source = session_window(model, tokens_before, use_litellm=ours)
         pipeline: list[Message] | None = None
         error: str | None = None
         if not ours:

@@ -230,3 +230,26 @@ def test_ctrl_c_stops_cleanly_and_keeps_what_finished(tmp_path: Path, jobs: int)
         assert history.scans()[0].stopped
         rest = scan_corpus(sources, store=history, jobs=jobs)
         assert (rest.read, rest.reused, rest.stopped) == (len(result.not_read), result.read, False)
+
+
+def test_a_scan_never_imports_litellm(tmp_path: Path) -> None:
+    # The window of the agent's model is only reported by a scan: looking it up in litellm's
+    # map cost every worker process seconds of import (most of a small corpus's scan).
+    import subprocess
+    import sys
+
+    source = corpus_path("claudecode-spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl")
+    if source is None:
+        pytest.skip("the shared corpus (../shared/corpus) is not beside the project")
+    code = (
+        "import sys\n"
+        "from compaction.lab.corpus.scan import scan_file\n"
+        "from compaction.lab.corpus.sources import sources_under\n"
+        f"scanned = scan_file(sources_under([{str(source)!r}])[0])\n"
+        "assert len(scanned.compactions) == 1, scanned\n"
+        "print('litellm' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert result.stdout.strip() == "False"

@@ -20,6 +20,7 @@ interrupted scan keeps its rows). A task that raises is turned into a result by 
 
 from __future__ import annotations
 
+import functools
 import importlib
 import signal
 from collections.abc import Callable, Sequence
@@ -67,8 +68,14 @@ def run_each(
     progress: Progress | None = None,
     on_result: Callable[[R], None] | None = None,
     on_error: Callable[[T, BaseException], R],
+    weight: Callable[[T], float] | None = None,
 ) -> Outcome[R]:
-    """`task(item)` for every item; see the module doc for where it runs."""
+    """`task(item)` for every item; see the module doc for where it runs.
+
+    `weight(item)` (a file's size, a session's messages) sends the heaviest first, so that one
+    large session started last does not leave the other workers idle at the end; the results
+    are in the order of `items` whatever the order they ran in.
+    """
     if jobs < 1:
         raise ConfigError(f"jobs must be at least 1, got {jobs}")
     total = len(items)
@@ -82,22 +89,25 @@ def run_each(
         if progress is not None:
             progress(len(finished), total)
 
+    order = list(range(total))
+    if weight is not None:
+        order.sort(key=lambda i: -weight(items[i]))
     if progress is not None:
         progress(0, total)
     try:
         if scheduler:
             outcome.where = f"Dask at {scheduler}"
-            _on_dask(task, items, scheduler, accept, on_error)
+            _on_dask(task, items, order, scheduler, accept, on_error)
         elif jobs == 1 or total <= 1:
-            for index, item in enumerate(items):
+            for index in order:
                 try:
-                    result = task(item)
+                    result = task(items[index])
                 except Exception as exc:  # a bug in one task must not stop the corpus
-                    result = on_error(item, exc)
+                    result = on_error(items[index], exc)
                 accept(index, result)
         else:
             outcome.where = f"{min(jobs, total)} local processes"
-            _in_pool(task, items, min(jobs, total), accept, on_error)
+            _in_pool(task, items, order, min(jobs, total), accept, on_error)
     except KeyboardInterrupt:
         outcome.stopped = True
     outcome.results = [finished[i] for i in sorted(finished)]
@@ -107,6 +117,7 @@ def run_each(
 def _in_pool(
     task: Callable[[T], R],
     items: Sequence[T],
+    order: Sequence[int],
     workers: int,
     accept: Callable[[int, R], None],
     on_error: Callable[[T, BaseException], R],
@@ -116,7 +127,7 @@ def _in_pool(
     pool = ProcessPoolExecutor(
         max_workers=workers, mp_context=pool_context(), initializer=_ignore_sigint
     )
-    futures: dict[Future[R], int] = {pool.submit(task, item): i for i, item in enumerate(items)}
+    futures: dict[Future[R], int] = {pool.submit(task, items[i]): i for i in order}
     taken: set[int] = set()
     try:
         for future in as_completed(futures):
@@ -141,9 +152,22 @@ def _result_of(future: Future[R], item: T, on_error: Callable[[T, BaseException]
         return on_error(item, exc)
 
 
+@dataclass(frozen=True)
+class _Parcel(Generic[T]):
+    """An item sent to Dask as one opaque object: Dask walks lists, tuples and dicts in a
+    task's arguments looking for futures, and an eval task's messages are thousands of them."""
+
+    item: T
+
+
+def _unpack(task: Callable[[T], R], parcel: _Parcel[T]) -> R:
+    return task(parcel.item)
+
+
 def _on_dask(
     task: Callable[[T], R],
     items: Sequence[T],
+    order: Sequence[int],
     scheduler: str,
     accept: Callable[[int, R], None],
     on_error: Callable[[T, BaseException], R],
@@ -162,8 +186,10 @@ def _on_dask(
         raise ConfigError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
     try:
         # pure=False: two equal items (the same file listed twice) are still two tasks.
-        futures = client.map(task, list(items), pure=False)
-        index_of = {future.key: i for i, future in enumerate(futures)}
+        futures = client.map(
+            functools.partial(_unpack, task), [_Parcel(items[i]) for i in order], pure=False
+        )
+        index_of = {future.key: i for future, i in zip(futures, order, strict=True)}
         pending = set(index_of)
         try:
             for future in distributed.as_completed(futures):

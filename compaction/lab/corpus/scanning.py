@@ -144,6 +144,7 @@ def scan_corpus(
         progress=progress,
         on_result=sink,
         on_error=failed_file,
+        weight=lambda source: source.size,
     )
     read = {scanned.path: scanned for scanned in outcome.results}
     files = [

@@ -133,6 +133,30 @@ class CorpusSweep:
         }
 
 
+#: Conversations per task when a file holds many (a benchmark's 200 dialogues in one JSON): one
+#: task per file would leave the other workers idle while one sweeps them all. Each part reads
+#: the file again, so parts stay large.
+PART_SIZE = 40
+
+
+def _parts(chosen: Sequence[int] | None) -> list[tuple[int, ...] | None]:
+    """The conversation indices of one file split into tasks (None: all, one task)."""
+    if chosen is None:
+        return [None]
+    ordered = sorted(chosen)
+    return [tuple(ordered[i : i + PART_SIZE]) for i in range(0, len(ordered), PART_SIZE)] or [()]
+
+
+def _file_size(task: FileTask) -> float:
+    try:
+        size = float(os.path.getsize(task.path))
+    except OSError:
+        return 0.0  # an address inside a database, or a file gone: its task says so
+    if task.conversations is not None and len(task.conversations) > 1:
+        size *= len(task.conversations) / PART_SIZE  # a part of a file holding many
+    return size
+
+
 def sweep_corpus(
     files: Mapping[str, Sequence[int] | None],
     grid: Grid,
@@ -153,10 +177,9 @@ def sweep_corpus(
     points = grid_configs(grid, base)
     spec = summarizer or SummarizerSpec()
     tasks = [
-        FileTask(
-            path, None if chosen is None else tuple(sorted(chosen)), tuple(points), spec, limit
-        )
+        FileTask(path, part, tuple(points), spec, limit)
         for path, chosen in files.items()
+        for part in _parts(chosen)
     ]
     started = time.perf_counter()
     outcome = run_each(
@@ -165,6 +188,7 @@ def sweep_corpus(
         jobs=jobs,
         scheduler=scheduler,
         progress=progress,
+        weight=_file_size,
         on_error=lambda task, exc: [
             {"session": task.path, "error": f"{type(exc).__name__}: {exc}"}
         ],
