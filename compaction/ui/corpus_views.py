@@ -26,6 +26,7 @@ from compaction.lab.corpus.sweeping import CorpusSweep, sweep_corpus
 from compaction.lab.sweep.grid import parse_grid
 from compaction.lab.sweep.run import Sweep
 from compaction.ui import nav
+from compaction.ui.palette import DISTRIBUTION
 from compaction.ui.stored_run import history_call
 from compaction.ui.sweep.charts import frontier_scatter
 
@@ -34,7 +35,6 @@ GO_KEY = "_corpus_go"
 PAGES = {"inspect": "app_pages/inspect.py", "audit": "app_pages/audit.py"}
 #: Below this many files to read, one process is faster than starting spawned workers.
 POOL_FROM_FILES = 16
-BOX_COLOR = "#4C78A8"
 
 #: Each chart: (title, metric on a compaction row, axis title).
 CHARTS: tuple[tuple[str, str, str], ...] = (
@@ -187,8 +187,8 @@ def distribution_chart(
                 name=agent,
                 boxpoints="all",
                 jitter=0.3,
-                marker={"color": BOX_COLOR},
-                line={"color": BOX_COLOR},
+                marker={"color": DISTRIBUTION},
+                line={"color": DISTRIBUTION},
                 hovertext=[
                     str(row["file"])
                     for row in rows
