@@ -50,7 +50,7 @@ def test_a_failed_task_is_recorded_and_the_others_finish(scheduler: str) -> None
         on_result=seen.append,
         on_error=lambda item, exc: f"{item}: {exc}",
     )
-    assert outcome.results == [0, 10, 20, "3: session 3 is broken", 40, 50]
+    assert outcome.results == [0, 10, 20, "3: ValueError: session 3 is broken", 40, 50]
     assert sorted(map(str, seen)) == sorted(map(str, outcome.results))  # streamed, one by one
     assert outcome.where == f"Dask at {scheduler}" and not outcome.stopped
 

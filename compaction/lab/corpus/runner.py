@@ -11,7 +11,9 @@ sessions; only where the tasks run differs, so it is chosen here and nowhere els
   returns everything that finished (`Outcome.stopped`);
 - `scheduler="tcp://…"`: the same function on a Dask cluster (`distributed`, the optional
   `[dask]` extra, imported only here). Dask pickles the function by reference: the workers need
-  compaction-lab installed, and the files a task names must be readable where it runs.
+  compaction-lab installed, and the files a task names must be readable where it runs. Items
+  travel in a few batches per worker thread (one Dask task each), and each batch's results are
+  handed over as it finishes.
 
 Every result goes to `on_result` as it arrives (the scan writes it to the history there, so an
 interrupted scan keeps its rows). A task that raises is turned into a result by `on_error`
@@ -152,16 +154,39 @@ def _result_of(future: Future[R], item: T, on_error: Callable[[T, BaseException]
         return on_error(item, exc)
 
 
+#: Dask tasks per worker thread: items are sent in batches, each one Dask task, so that a corpus
+#: of many small sessions does not pay the scheduler's per-task cost (a network round trip,
+#: pickling, bookkeeping: milliseconds) once per session; several per thread keep them balanced.
+BATCHES_PER_THREAD = 4
+
+
+class TaskError(Exception):
+    """A task that raised on a Dask worker, as the caller's `on_error` receives it."""
+
+
 @dataclass(frozen=True)
 class _Parcel(Generic[T]):
-    """An item sent to Dask as one opaque object: Dask walks lists, tuples and dicts in a
-    task's arguments looking for futures, and an eval task's messages are thousands of them."""
+    """Items sent to Dask as one opaque object: Dask walks lists, tuples and dicts in a task's
+    arguments looking for futures, and an eval task's messages are thousands of them."""
 
-    item: T
+    items: tuple[T, ...]
 
 
-def _unpack(task: Callable[[T], R], parcel: _Parcel[T]) -> R:
-    return task(parcel.item)
+def _run_batch(task: Callable[[T], R], parcel: _Parcel[T]) -> list[tuple[bool, Any]]:
+    """Each item's (ok, result or error text): one item's failure is its own row."""
+    done: list[tuple[bool, Any]] = []
+    for item in parcel.items:
+        try:
+            done.append((True, task(item)))
+        except Exception as exc:
+            done.append((False, f"{type(exc).__name__}: {exc}"))
+    return done
+
+
+def _batches(order: Sequence[int], threads: int) -> list[list[int]]:
+    """`order` dealt round-robin into batches, so each batch mixes heavy and light items."""
+    count = max(1, min(len(order), threads * BATCHES_PER_THREAD))
+    return [list(order[start::count]) for start in range(count)]
 
 
 def _on_dask(
@@ -185,21 +210,26 @@ def _on_dask(
     except (OSError, TimeoutError) as exc:
         raise ConfigError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
     try:
-        # pure=False: two equal items (the same file listed twice) are still two tasks.
+        threads = sum(client.nthreads().values()) or 1
+        batches = _batches(order, threads)
+        # pure=False: two equal batches (the same file listed twice) are still two tasks.
         futures = client.map(
-            functools.partial(_unpack, task), [_Parcel(items[i]) for i in order], pure=False
+            functools.partial(_run_batch, task),
+            [_Parcel(tuple(items[i] for i in batch)) for batch in batches],
+            pure=False,
         )
-        index_of = {future.key: i for future, i in zip(futures, order, strict=True)}
-        pending = set(index_of)
+        batch_of = {future.key: batch for future, batch in zip(futures, batches, strict=True)}
+        pending = set(batch_of)
         try:
             for future in distributed.as_completed(futures):
-                index = index_of[future.key]
+                batch = batch_of[future.key]
                 pending.discard(future.key)
                 try:
-                    result = future.result()
-                except Exception as exc:  # the task raised, or its worker was lost
-                    result = on_error(items[index], exc)
-                accept(index, result)
+                    outcomes = future.result()
+                except Exception as exc:  # its worker was lost: every item of it failed
+                    outcomes = [(False, f"{type(exc).__name__}: {exc}")] * len(batch)
+                for index, (ok, value) in zip(batch, outcomes, strict=True):
+                    accept(index, value if ok else on_error(items[index], TaskError(value)))
         except KeyboardInterrupt:
             client.cancel([f for f in futures if f.key in pending])
             raise
