@@ -17,10 +17,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from compaction.cache import CompactionCache, current_cache
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError, InvalidConversationError
 from compaction.input.growing import GrowingConversation, check_and_count_once
-from compaction.messages import Message
+from compaction.messages import Message, split_marks
 from compaction.phases.assemble import assemble
 from compaction.phases.boundaries import boundaries_phase, find_head_end
 from compaction.phases.cleanup import cleanup
@@ -59,11 +60,18 @@ class Compactor:
         config: CompactionConfig | None = None,
         summarizer: Summarizer | None = None,
         counter: TokenCounter | None = None,
+        cache: CompactionCache | None = None,
     ) -> None:
-        check_components(config, summarizer, counter)
+        check_components(config, summarizer, counter, cache)
         self.config = config if config is not None else CompactionConfig()
         self.summarizer: Summarizer = summarizer or ExtractiveSummarizer()
-        self.counter: TokenCounter = counter or make_counter(self.config.counter, self.config.model)
+        # What this Compactor remembers about content (counts, one-liners, facts), bounded in
+        # bytes; pass one cache to every Compactor that compacts the same content again. Made
+        # inside another compaction's run (a lab strategy, a peer), it shares that one's.
+        self.cache = cache if cache is not None else current_cache() or CompactionCache()
+        self.counter: TokenCounter = counter or make_counter(
+            self.config.counter, self.config.model, self.cache
+        )
         self.previous_summary: str | None = None
         self.ineffective_count = 0
         self._fallback_summarizer = ExtractiveSummarizer()
@@ -84,9 +92,9 @@ class Compactor:
         compress) reuses but keeps nothing new: a one-shot compress never needs it again."""
         if not remember and not self._conversation.holds(messages):
             # Not the conversation this Compactor has been following: a one-shot compress, or a
-            # re-run of one with other budgets (a new Compactor). The process remembers the last
+            # re-run of one with other budgets (a new Compactor). The cache remembers the last
             # such conversation's check and counts.
-            return check_and_count_once(messages, self.counter)
+            return check_and_count_once(messages, self.counter, self.cache)
         checked, repairs, counted = self._conversation.check(messages, remember)
         if self._counted_with is not self.counter:  # someone swapped the counter: recount all
             self._counts, self._counted_with, counted = [], self.counter, 0
@@ -98,6 +106,10 @@ class Compactor:
 
     def should_compress(self, messages: Sequence[Message]) -> bool:
         """True when automatic compaction would run: at the threshold, and not thrashing."""
+        with self.cache.active():
+            return self._should_compress(messages)
+
+    def _should_compress(self, messages: Sequence[Message]) -> bool:
         if isinstance(messages, list | tuple) and not messages:
             return False  # nothing to compact yet (compress() would reject it)
         # The same checks as compress(), so bad input fails here with the same clear error.
@@ -120,12 +132,32 @@ class Compactor:
         """Compact `messages` (never modified). `force=True` is the manual `/compress`.
 
         `recorded` is what the session file recorded beside the messages (the working
-        directory: `Conversation.record()`); the summary states it as fact, with its origin."""
+        directory, which user turns the harness sent: `Conversation.record()`); the summary
+        states it as fact, with its origin. An imported Conversation may be passed as it is:
+        its messages are compacted with its record."""
+        if not isinstance(messages, list | tuple) and callable(getattr(messages, "record", None)):
+            recorded = recorded if recorded is not None else messages.record()  # type: ignore[attr-defined]
+            messages = messages.messages  # type: ignore[attr-defined]
+        with self.cache.active():
+            return self._compress(messages, focus, force, on_token, recorded)
+
+    def _compress(
+        self,
+        messages: Sequence[Message],
+        focus: str | None,
+        force: bool,
+        on_token: OnToken | None,
+        recorded: SessionRecord | None,
+    ) -> CompactionResult:
         if focus is not None and not isinstance(focus, str):
             raise ConfigError(
                 f"focus must be a topic as text (or None), got {type(focus).__name__}"
             )
         checked, repairs, tokens = self._checked_and_counted(messages, remember=False)
+        # Which user turns the harness sent: beside the messages (the record's marks, and any
+        # `injected` key a list still carries, taken out: the output carries provider fields
+        # only).
+        checked, marks = split_marks(checked, recorded.mark_map() if recorded else None)
         config = self.config
         tokens_before = sum(tokens)
         base: dict[str, Any] = {
@@ -166,7 +198,7 @@ class Compactor:
         ]
         pruned = prune(working, config, self.counter, work_tokens)
         pruned_tokens = counts_after(pruned, work_tokens, self.counter)
-        bounds_phase, bounds = boundaries_phase(pruned.messages, pruned_tokens, config)
+        bounds_phase, bounds = boundaries_phase(pruned.messages, pruned_tokens, config, marks)
         bounds_phase.tokens_before = bounds_phase.tokens_after = pruned.tokens_after
         if bounds.middle_is_empty:
             over_window = tokens_before > config.context_length
@@ -182,7 +214,9 @@ class Compactor:
                 cleaned.tokens_after = self.counter.count_messages(cleaned.messages)
                 cleaned.details["note"] = PRUNE_ONLY_NOTE if pruned.fates else FIT_ONLY_NOTE
                 phases = [pruned, bounds_phase, cleaned]
-                return self._finish(checked, phases, cleaned, fixes, tokens_before, None, base)
+                return self._finish(
+                    checked, phases, cleaned, fixes, tokens_before, None, base, marks
+                )
             # Nothing to summarise, but orphans in the input would still break the provider:
             # Phase 5 runs on the unpruned messages so the output is always sendable.
             cleaned, fixes = cleanup(checked, list(range(len(checked))), config.orphan_strategy)
@@ -202,7 +236,14 @@ class Compactor:
 
         middle_tokens = sum(pruned_tokens[index] for index in bounds.middle)
         fit_outputs = expected_fit_cuts(
-            pruned.messages, working, pruned_tokens, bounds, config, middle_tokens, self.counter
+            pruned.messages,
+            working,
+            pruned_tokens,
+            bounds,
+            config,
+            middle_tokens,
+            self.counter,
+            marks,
         )
         summary_phase, outcome, taken_out = summarize_phase(
             pruned.messages,
@@ -221,6 +262,7 @@ class Compactor:
             counter=self.counter,
             fit_outputs=fit_outputs,
             recorded=recorded,
+            marks=marks,
         )
         summary_phase.tokens_before = summary_phase.tokens_after = pruned.tokens_after
         tail_taken_out = {i for i in taken_out if i >= bounds.tail_start}
@@ -265,12 +307,12 @@ class Compactor:
             unsummarised.details["note"] = note
             phases = [pruned, bounds_phase, summary_phase, unsummarised]
             return self._finish(
-                checked, phases, unsummarised, unsummarised_fixes, tokens_before, None, base
+                checked, phases, unsummarised, unsummarised_fixes, tokens_before, None, base, marks
             )
         phases = [pruned, bounds_phase, summary_phase, assembled, cleaned]
         if outcome.summary is not None:
             self.previous_summary = outcome.text
-        return self._finish(checked, phases, cleaned, fixes, tokens_before, outcome, base)
+        return self._finish(checked, phases, cleaned, fixes, tokens_before, outcome, base, marks)
 
     def _finish(
         self,
@@ -281,6 +323,7 @@ class Compactor:
         tokens_before: int,
         outcome: SummaryOutcome | None,
         base: dict[str, Any],
+        marks: dict[int, str] | None = None,
     ) -> CompactionResult:
         """Fit, savings, the anti-thrash count and the result, for every compaction that ran."""
         config = self.config
@@ -290,6 +333,7 @@ class Compactor:
             config.context_length,
             self.counter,
             tokens_before=cleaned.tokens_after,
+            marks=marks,
         )
         phases = [*phases, fitted]
         tokens_after = fitted.tokens_after
@@ -323,6 +367,7 @@ class Compactor:
             suggestion=suggestion,
             iterative=bool(summary_details.get("iterative")),
             fit=fit,
+            marks=_output_marks(fitted.origins, marks),
             **base,
         )
 
@@ -359,7 +404,17 @@ class Compactor:
         )
 
 
-def check_components(config: object, summarizer: object, counter: object) -> None:
+def _output_marks(origins: list[int | None], marks: dict[int, str] | None) -> dict[int, str]:
+    """The marks of the output's messages, by their position (`result.marks`), for a caller that
+    compacts the output again (`recorded=SessionRecord(marks=…)`)."""
+    if not marks:
+        return {}
+    return {pos: marks[o] for pos, o in enumerate(origins) if o is not None and o in marks}
+
+
+def check_components(
+    config: object, summarizer: object, counter: object, cache: object = None
+) -> None:
     """ConfigError naming the argument when one is not what the Compactor can use.
 
     Checked up front: otherwise a string given as `config` fails as an AttributeError deep in a
@@ -375,6 +430,11 @@ def check_components(config: object, summarizer: object, counter: object) -> Non
             "summarizer must have a summarize(request, on_token=None) method, like "
             "ExtractiveSummarizer or make_summarizer(...) (or None), "
             f"got {type(summarizer).__name__}"
+        )
+    if cache is not None and not isinstance(cache, CompactionCache):
+        raise ConfigError(
+            f"cache must be a CompactionCache (or None for one of its own), got "
+            f"{type(cache).__name__}"
         )
     if counter is not None and not all(
         callable(getattr(counter, method, None)) for method in ("count_message", "count_messages")
@@ -392,8 +452,10 @@ def compress(
     focus: str | None = None,
     counter: TokenCounter | None = None,
     recorded: SessionRecord | None = None,
+    cache: CompactionCache | None = None,
 ) -> CompactionResult:
-    """One forced compaction with a fresh Compactor (what `/compress` does once)."""
-    return Compactor(config, summarizer, counter).compress(
+    """One forced compaction with a fresh Compactor (what `/compress` does once). It remembers
+    nothing after it returns unless given a `cache` to remember in (for re-runs)."""
+    return Compactor(config, summarizer, counter, cache).compress(
         messages, focus=focus, force=True, recorded=recorded
     )

@@ -6,7 +6,7 @@ Checking and repairing a message list at the library's door is message_input.py'
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from compaction.summary import is_summary_text
@@ -173,40 +173,91 @@ def is_summary_message(message: Message) -> bool:
     return is_summary_text(content_text(message))
 
 
-def is_injected(message: Message) -> bool:
-    """True when an importer marked this user-role message as the harness's, not the user's."""
-    return bool(message.get(INJECTED_KEY))
+#: Which user-role messages are the harness's, by index: message index -> its kind (one of
+#: INJECTED_KINDS). Importers give it beside the messages (`Conversation.marks`), never in
+#: them: a provider that rejects unknown fields would refuse a message carrying it.
+Marks = Mapping[int, str]
+
+
+def mark_of(message: Message, index: int, marks: Marks | None) -> str | None:
+    """The message's mark: from `marks` when given, else the `injected` key a message made by
+    an older import (or a caller) may still carry."""
+    if marks is not None:
+        return marks.get(index)
+    kind = message.get(INJECTED_KEY)
+    return kind if isinstance(kind, str) and kind else None
+
+
+def is_injected(message: Message, mark: str | object | None = ...) -> bool:
+    """True when this user-role message is the harness's, not the user's (`mark`: its mark from
+    `Marks`; left out, the message's own `injected` key)."""
+    kind = message.get(INJECTED_KEY) if mark is ... else mark
+    return bool(kind)
 
 
 #: The injected kind of a slash command the user invoked (see INJECTED_KINDS).
 SLASH_COMMAND = "slash-command"
 
 
-def is_user_request(message: Message) -> bool:
+def is_user_request(message: Message, mark: str | object | None = ...) -> bool:
     """A user-role message the user sent as a request: their own turn, or a slash command they
     invoked (with its expansion). Hook output, reminders, tool output carried in a user turn
-    and earlier summaries are not."""
+    and earlier summaries are not. `mark` is the message's mark (`Marks`); left out, the
+    message's own `injected` key."""
     if message.get("role") != "user" or is_summary_message(message):
         return False
-    kind = message.get(INJECTED_KEY)
+    kind = message.get(INJECTED_KEY) if mark is ... else mark
     return not kind or kind == SLASH_COMMAND
 
 
-def last_user_index(messages: Sequence[Message], start: int = 0) -> int | None:
+def last_user_index(
+    messages: Sequence[Message], start: int = 0, marks: Marks | None = None
+) -> int | None:
     """The latest real user message at or after `start`; earlier summaries sent as user messages
     do not count (anchoring to one would stop every later compaction with an empty middle), and
     neither does text the harness injected (hook output, reminders, command wrappers) while the
     user has a request of their own in the range (a turn they wrote, or a slash command they
-    invoked): the user's latest request is what they asked."""
+    invoked): the user's latest request is what they asked. `marks` says which messages the
+    harness sent (else their own `injected` keys)."""
     fallback = None
     for index in range(len(messages) - 1, start - 1, -1):
         message = messages[index]
         if message.get("role") == "user" and not is_summary_message(message):
-            if is_user_request(message):
+            if is_user_request(message, mark_of(message, index, marks)):
                 return index
             if fallback is None:
                 fallback = index
     return fallback
+
+
+def with_marks(messages: Sequence[Message], marks: Marks) -> list[Message]:
+    """The messages with each mark written back as its `injected` key (copies of the marked
+    ones): the form a store of the lab's keeps them in (the run history), which the engine
+    splits apart again at its door (`split_marks`). Never what a provider is sent."""
+    return [
+        {**message, INJECTED_KEY: marks[index]} if index in marks else message
+        for index, message in enumerate(messages)
+    ]
+
+
+def split_marks(
+    messages: Sequence[Message], marks: Marks | None = None
+) -> tuple[list[Message], dict[int, str]]:
+    """(messages without an `injected` key, every mark): the keys a list still carries (an
+    older import, a caller's own) joined with `marks` (which win). Copies are made only of the
+    messages that carried the key; the rest are the same objects."""
+    found: dict[int, str] = {}
+    clean: list[Message] = []
+    for index, message in enumerate(messages):
+        if INJECTED_KEY in message:
+            kind = message.get(INJECTED_KEY)
+            if isinstance(kind, str) and kind:
+                found[index] = kind
+            message = {key: value for key, value in message.items() if key != INJECTED_KEY}
+        clean.append(message)
+    if marks:
+        found.update(marks)
+    return clean, found
 
 
 def group_end(messages: Sequence[Message], index: int) -> int:

@@ -151,6 +151,9 @@ class CompactionResult:
     fit: FitReport | None = None
     # Ran although anti-thrash had suspended automatic compaction: the input was over the window.
     forced_over_window: bool = False
+    #: Which output messages the harness sent (messages.Marks, by output position): beside the
+    #: messages, which carry the provider's fields only.
+    marks: dict[int, str] = field(default_factory=dict)
 
     @property
     def savings_pct(self) -> float:
@@ -192,6 +195,7 @@ class CompactionResult:
             "fates": {str(k): v for k, v in sorted(self.fates.items())},
             "phases": [p.to_dict(include_messages=include_phase_messages) for p in self.phases],
             "messages": self.messages,
+            "marks": {str(index): kind for index, kind in sorted(self.marks.items())},
         }
 
 

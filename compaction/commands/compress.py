@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from compaction.cache import CompactionCache
 from compaction.commands.common import (
     check_outputs,
     dump_json,
@@ -180,7 +181,8 @@ def compress_command(
         context_length, threshold, head, tail_ratio, counter, orphans, model, settings
     )
     conversation = load_input(input_path, source_format, index)
-    remember_checked(conversation.messages)  # the importer checked them: compress need not
+    cache = CompactionCache()
+    remember_checked(conversation.messages, cache)  # the importer checked them: compress need not
     try:
         chosen = make_summarizer(
             summarizer,
@@ -190,7 +192,7 @@ def compress_command(
             api_key=os.environ.get(API_KEY_VARIABLE),
             fallback=fallback,
         )
-        compactor = Compactor(config, chosen)
+        compactor = Compactor(config, chosen, cache=cache)
         result = compactor.compress(
             conversation.messages,
             focus=focus,
@@ -300,7 +302,10 @@ def inspect_command(
     conversation = load_input(input_path, source_format, index)
     try:
         plan = plan_regions(
-            conversation.messages, config, make_counter(config.counter, config.model)
+            conversation.messages,
+            config,
+            make_counter(config.counter, config.model),
+            marks=conversation.marks,
         )
     except CompactionError as exc:
         fail(f"{input_path}: {exc}")

@@ -25,6 +25,7 @@ from compaction.formats.detect import (
 from compaction.formats.exporters import EXPORT_FORMATS, dump_conversation
 from compaction.formats.source import Document
 from compaction.input.checks import validate_messages
+from compaction.messages import split_marks
 
 
 def load_conversations(source: Any, format: str = "auto") -> list[Conversation]:
@@ -125,8 +126,12 @@ def _finish(module: Any, document: Document) -> list[Conversation]:
             ) from exc
         # Hook output, reminders and command wrappers are not the user speaking: marked here for
         # every format, so the summary's Active Task and Goal come from the user's own words.
+        # The marks then leave the messages for `conversation.marks`: a message a provider
+        # receives carries only the provider's fields.
         mark_injected_messages(messages)
+        messages, marks = split_marks(messages)
         conversation.messages = messages
+        conversation.marks = marks
         if conversation.report is None:
             # An importer of a one-message-per-entry format: every entry became a message.
             count = len(messages)

@@ -178,17 +178,23 @@ class Conversation:
     calls: list[ModelCall] = field(default_factory=list)
     #: Each working directory the file records and the message from which it applies.
     directories: list[RecordedDirectory] = field(default_factory=list)
+    #: Which user-role messages the agent's harness sent (hook output, reminders, command
+    #: wrappers…): message index -> kind (messages.INJECTED_KINDS). Beside the messages, never in
+    #: them: a provider that rejects unknown keys would refuse a message that carried it.
+    marks: dict[int, str] = field(default_factory=dict)
 
     def record(self) -> SessionRecord:
         """What the file recorded beside the messages, for `compress(..., recorded=…)`: the
-        working directories it names (else its one `cwd`, as the importer kept it)."""
+        working directories it names (else its one `cwd`, as the importer kept it) and the
+        marks."""
+        marks = tuple(sorted(self.marks.items()))
         if self.directories:
-            return SessionRecord(tuple(self.directories))
+            return SessionRecord(tuple(self.directories), marks)
         cwd = self.metadata.get("cwd")
         if isinstance(cwd, str) and cwd.strip():
             origin = f"the working directory the {self.format} session records"
-            return SessionRecord((RecordedDirectory(0, cwd.strip(), origin),))
-        return SessionRecord()
+            return SessionRecord((RecordedDirectory(0, cwd.strip(), origin),), marks)
+        return SessionRecord((), marks)
 
     def note_directory(self, position: int, path: Any, origin: str) -> None:
         """Record that from message `position` on the session worked in `path` (importers
@@ -216,6 +222,7 @@ class Conversation:
                 {"position": d.position, "path": d.path, "origin": d.origin}
                 for d in self.directories
             ],
+            "marks": {str(index): kind for index, kind in sorted(self.marks.items())},
         }
 
     def compaction_lines(self) -> list[str]:

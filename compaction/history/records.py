@@ -18,7 +18,7 @@ from typing import Any
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError, HistoryError
 from compaction.history.scrub import MessageRedactor, scrub, scrub_messages
-from compaction.messages import Message, content_text
+from compaction.messages import Message, content_text, with_marks
 from compaction.summary import SECTION_NAMES
 
 _TITLE_CHARS = 80
@@ -89,6 +89,11 @@ def session_record(
         messages, fmt = conversation, None
     elif hasattr(conversation, "messages") and isinstance(conversation.messages, list):
         messages = conversation.messages
+        marks = getattr(conversation, "marks", None)
+        if marks:
+            # Kept with the stored messages as their `injected` keys (the engine's door moves
+            # them beside the messages again when a stored conversation is compacted).
+            messages = with_marks(messages, marks)
         title = title or getattr(conversation, "title", None)
         fmt = getattr(conversation, "format", None)
     else:

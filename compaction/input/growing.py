@@ -2,15 +2,15 @@
 
 Two callers check the same messages again and again: an agent, which appends a message and asks
 `should_compress` after each (`GrowingConversation`, one per Compactor), and a re-run of the same
-conversation with other budgets, where each run is a new Compactor (`check_once`, one per
-process; the command line tells it, with `remember_checked`, that its importer's messages are
-checked already). Both reuse the earlier result only for messages that are the same objects
-*and* still equal to a snapshot taken when they were checked, so an edit in place is always
-seen.
+conversation with other budgets, where each run is a new Compactor given the same
+CompactionCache (`check_once`, one conversation per cache; the command line tells it, with
+`remember_checked`, that its importer's messages are checked already). Both reuse the earlier
+result only for messages that are the same objects *and* still equal to a snapshot taken when
+they were checked, so an edit in place is always seen.
 
 The two snapshots differ in what they cost where. The agent compares its whole context with
 the snapshot on every call, so it keeps structural copies, which `==` compares in C. The
-process-wide check compares once per compress, and most messages it sees are compressed only
+cache's check compares once per compress, and most messages it sees are compressed only
 once (the command line, an agent's own `/compress`), so it keeps flat fingerprints, cheap to
 take: one tuple of atoms per message instead of a copy of every dict and list (tens of thousands
 of containers, which also brought on a full garbage collection of the cold run's objects).
@@ -23,6 +23,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from compaction.cache import CompactionCache, current_cache
 from compaction.errors import InvalidConversationError
 from compaction.input.checks import (
     Passes,
@@ -30,6 +31,7 @@ from compaction.input.checks import (
     as_message_list,
     check_from,
     resume_passes,
+    validate_messages,
 )
 from compaction.messages import Message
 from compaction.tokens import TokenCounter, count_each
@@ -69,8 +71,8 @@ class GrowingConversation:
 
         `remember=False` (a compress) reuses what an earlier call remembered but remembers
         nothing new here: when more than the remembered prefix must be checked, the check goes
-        through `check_once`, which remembers one conversation for the whole process (a re-run
-        with other budgets is a new Compactor), and nothing is reused from this object.
+        through `check_once`, which remembers one conversation in the running compaction's cache
+        (a re-run with other budgets is a new Compactor), and nothing is reused from this object.
         """
         messages = as_message_list(messages)
         reused = self._unchanged_prefix(messages)
@@ -207,62 +209,88 @@ def _flatten(node: Any, parts: list[Any]) -> None:
         parts.append(node)
 
 
-# The conversation a one-shot compress saw last, in this process, with its messages' token
-# counts per counter. A sweep, the app's sliders or a user's second try compact the same
-# messages again with other budgets, each time through a new Compactor; checking and counting
-# them again gave the same answers every time. Remembered from the first sighting by
-# fingerprints (~3 us a message), so the first re-run reuses the check as the later ones do.
-_LAST_CHECKED = GrowingConversation(fingerprints=True)
-_LAST_COUNTS: dict[int, tuple[TokenCounter, list[int]]] = {}  # id(counter) -> its counts
-_LAST_GENERATION = [0]  # bumped whenever the remembered messages start over
-_MAX_COUNTERS = 4  # a Compactor with its own counter each time must not grow this without end
-_LAST_LOCK = threading.Lock()  # Streamlit runs sessions in threads
+class LastConversation:
+    """The conversation a one-shot compress saw last, with its messages' token counts per
+    counter: kept in a CompactionCache (`cache.conversation`), so a re-run with other budgets —
+    each run a new Compactor given the same cache — checks and counts nothing again. Remembered
+    from the first sighting by fingerprints (~3 us a message), so the first re-run reuses the
+    check as the later ones do. One conversation at a time: it never grows with their number."""
+
+    MAX_COUNTERS = 4  # a Compactor with its own counter each time must not grow this without end
+
+    def __init__(self) -> None:
+        self.conversation = GrowingConversation(fingerprints=True)
+        self.counts: dict[int, tuple[TokenCounter, list[int]]] = {}  # id(counter) -> its counts
+        self.generation = 0  # bumped whenever the remembered messages start over
+        self.lock = threading.Lock()  # Streamlit runs sessions in threads
+
+    def check(self, messages: Any) -> tuple[list[Message], list[str], int]:
+        """(checked, repairs, how many were reused); the messages are remembered from now on.
+        The caller holds `lock`."""
+        checked, repairs, reused = self.conversation.check(messages)
+        if reused == 0:  # remembered afresh: no earlier count holds
+            self.counts.clear()
+            self.generation += 1
+        return checked, repairs, reused
 
 
-def check_once(messages: Any) -> tuple[list[Message], list[str], int]:
+def _last(cache: CompactionCache | None) -> LastConversation | None:
+    owner = cache if cache is not None else current_cache()
+    if owner is None:
+        return None
+    if not isinstance(owner.conversation, LastConversation):
+        owner.conversation = LastConversation()
+    return owner.conversation
+
+
+def check_once(
+    messages: Any, cache: CompactionCache | None = None
+) -> tuple[list[Message], list[str], int]:
     """`validate_messages(messages)` (plus how many messages were reused), reusing the last
-    conversation checked this way in this process when its messages come back unchanged."""
-    with _LAST_LOCK:
-        return _check_last(messages)
-
-
-def _check_last(messages: Any) -> tuple[list[Message], list[str], int]:
-    """(checked, repairs, how many were reused); the messages are remembered from now on."""
-    checked, repairs, reused = _LAST_CHECKED.check(messages)
-    if reused == 0:  # remembered afresh: no earlier count holds
-        _LAST_COUNTS.clear()
-        _LAST_GENERATION[0] += 1
-    return checked, repairs, reused
+    conversation checked this way with this cache (or the running compaction's) when its
+    messages come back unchanged; without a cache, a check in full that remembers nothing."""
+    last = _last(cache)
+    if last is None:
+        checked, repairs = validate_messages(messages)
+        return checked, repairs, 0
+    with last.lock:
+        return last.check(messages)
 
 
 def check_and_count_once(
-    messages: Any, counter: TokenCounter
+    messages: Any, counter: TokenCounter, cache: CompactionCache | None = None
 ) -> tuple[list[Message], list[str], list[int]]:
     """(checked messages, repairs, each one's tokens) as `validate_messages` and `count_each`
     give them, reusing the last conversation's check and counts while its messages come back
     unchanged (a longer conversation reuses them for the messages it begins with)."""
-    with _LAST_LOCK:
-        checked, repairs, reused = _check_last(messages)
-        generation = _LAST_GENERATION[0]
-        entry = _LAST_COUNTS.get(id(counter))
+    last = _last(cache)
+    if last is None:
+        checked, repairs = validate_messages(messages)
+        return checked, repairs, count_each(counter, checked)
+    with last.lock:
+        checked, repairs, reused = last.check(messages)
+        generation = last.generation
+        entry = last.counts.get(id(counter))
         known = list(entry[1][:reused]) if entry is not None and entry[0] is counter else []
     # Counted outside the lock: a cold count takes a while, and other threads' re-runs need not
     # wait for it. Each message's count depends on nothing but the message and the counter.
     counts = known + count_each(counter, checked[len(known) :])
-    with _LAST_LOCK:
-        if _LAST_GENERATION[0] == generation:
-            if id(counter) not in _LAST_COUNTS and len(_LAST_COUNTS) >= _MAX_COUNTERS:
-                del _LAST_COUNTS[next(iter(_LAST_COUNTS))]  # the counter stored first
-            _LAST_COUNTS[id(counter)] = (counter, list(counts))
+    with last.lock:
+        if last.generation == generation:
+            if id(counter) not in last.counts and len(last.counts) >= last.MAX_COUNTERS:
+                del last.counts[next(iter(last.counts))]  # the counter stored first
+            last.counts[id(counter)] = (counter, list(counts))
     return checked, repairs, counts
 
 
-def remember_checked(messages: list[Message]) -> bool:
-    """Tell the process-wide check that `messages` are already checked: an importer's output,
-    which has just passed `validate_messages` (and to which validating again changes nothing),
-    about to be compressed once, as the command line does. The compress then checks none of
+def remember_checked(messages: list[Message], cache: CompactionCache) -> bool:
+    """Tell `cache` that `messages` are already checked: an importer's output, which has just
+    passed `validate_messages` (and to which validating again changes nothing), about to be
+    compressed once with this cache, as the command line does. The compress then checks none of
     them again (~16 us a message). False, and nothing remembered, if they need a repair."""
-    with _LAST_LOCK:
-        _LAST_COUNTS.clear()
-        _LAST_GENERATION[0] += 1
-        return _LAST_CHECKED.adopt(messages)
+    last = _last(cache)
+    assert last is not None
+    with last.lock:
+        last.counts.clear()
+        last.generation += 1
+        return last.conversation.adopt(messages)

@@ -25,9 +25,11 @@ from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError, ConfigError
 from compaction.formats.conversation import Conversation, RecordedCompaction
+from compaction.lab.memory import with_lab_cache
 from compaction.lab.probes import Fact, haystack, mine_facts, normalise
 from compaction.lab.strategies import config_for_target
 from compaction.messages import Message, content_text
+from compaction.summary.recorded import SessionRecord
 from compaction.tokens import TokenCounter, make_counter
 
 # Windows of model families litellm's bundled map may not know yet (newer releases).
@@ -203,6 +205,7 @@ def _pipeline(
     summary_tokens: int | None,
     counter: TokenCounter,
     model: str,
+    marks: dict[int, str] | None = None,
 ) -> tuple[list[Message] | None, str | None]:
     """Our pipeline on the same messages, with the agent's budget; (messages, error)."""
     threshold = min(max(tokens_before / window, 0.05), 1.0)
@@ -212,14 +215,15 @@ def _pipeline(
         settings.update(summary_max_tokens=cap, summary_min_tokens=min(2_000, cap))
     try:
         config = CompactionConfig(**settings)
-        result = Compactor(config, counter=counter).compress(before, force=True)
+        record = SessionRecord(marks=tuple(sorted((marks or {}).items())))
+        result = Compactor(config, counter=counter).compress(before, force=True, recorded=record)
     except CompactionError as exc:
         return None, str(exc)
     return result.messages, None
 
 
 def _at_size(
-    before: list[Message], target: int, counter: TokenCounter
+    before: list[Message], target: int, counter: TokenCounter, marks: dict[int, str] | None = None
 ) -> tuple[list[Message] | None, str | None]:
     """Our pipeline on `before` with `target` tokens as its goal (the lab's equal-size rule):
     its messages and its summary's text."""
@@ -227,12 +231,14 @@ def _at_size(
         return None, None
     try:
         config = config_for_target(target)
-        result = Compactor(config, counter=counter).compress(before, force=True)
+        record = SessionRecord(marks=tuple(sorted((marks or {}).items())))
+        result = Compactor(config, counter=counter).compress(before, force=True, recorded=record)
     except CompactionError:
         return None, None
     return result.messages, result.summary.text if result.summary is not None else None
 
 
+@with_lab_cache
 def audit(
     conversation: Conversation, counter: TokenCounter | None = None, ours: bool = True
 ) -> Audit:
@@ -263,7 +269,12 @@ def audit(
             if recorded.summary is not None
             else None
         )
-        facts = _offset(mine_facts(window_messages), start)
+        # Marks by position in the window, and in `before` (its system messages come first).
+        window_marks = {
+            i - start: kind for i, kind in conversation.marks.items() if start <= i < position
+        }
+        before_marks = {i + len(systems): kind for i, kind in window_marks.items()}
+        facts = _offset(mine_facts(window_messages, marks=window_marks), start)
         window, source = session_window(model, tokens_before, use_litellm=ours)
         pipeline: list[Message] | None = None
         error: str | None = None
@@ -271,10 +282,16 @@ def audit(
             error = "not run (the agent alone was audited)"
         elif before:
             pipeline, error = _pipeline(
-                before, tokens_before, window, summary_tokens, counter, model or "gpt-4o"
+                before,
+                tokens_before,
+                window,
+                summary_tokens,
+                counter,
+                model or "gpt-4o",
+                before_marks,
             )
         else:
-            pipeline, error = None, "nothing before the compaction"
+            error = "nothing before the compaction"
         ours_kept = _kept(facts, pipeline, cwd) if pipeline is not None else None
         kept_by_agent: int | None = None
         agent_after: int | None = None
@@ -287,7 +304,7 @@ def audit(
             kept_by_agent = sum(agent_kept)
             agent_after = counter.count_messages(context)
             if ours:
-                same_size, our_summary = _at_size(before, agent_after, counter)
+                same_size, our_summary = _at_size(before, agent_after, counter, before_marks)
             forgotten = [
                 ForgottenFact(
                     fact.category,

@@ -35,16 +35,18 @@ from compaction.config import CompactionConfig
 from compaction.errors import ConfigError
 from compaction.input.checks import validate_messages
 from compaction.lab.judgement import Judgement
+from compaction.lab.memory import with_lab_cache
 from compaction.lab.peers import PEER_NAMES, PEERS, PeerRun, run_at_target
 from compaction.lab.probes import CATEGORIES, Fact, Recall, mine_facts, recall
 from compaction.lab.strategies import BASELINES, config_for_target
 from compaction.lab.structural import StructuralFact, StructuralRecall, mine, structural_recall
 from compaction.lab.structural.report import COLUMNS, lost_examples, row_columns, summary
 from compaction.lab.timeline import conversation_messages
-from compaction.messages import Message
+from compaction.messages import Message, split_marks
 from compaction.result import CompactionResult
 from compaction.summarizers.base import Summarizer
 from compaction.summarizers.extractive import ExtractiveSummarizer
+from compaction.summary.recorded import SessionRecord
 from compaction.tokens import make_counter
 from compaction.validate import PROVIDERS, Problem, errors, validate
 
@@ -236,6 +238,7 @@ def resolve_target(
     return max(1, int(tokens_before * ratio))
 
 
+@with_lab_cache
 def evaluate(
     conversation: Any,
     strategies: str | Sequence[str] = STRATEGY_NAMES,
@@ -248,12 +251,16 @@ def evaluate(
     chosen = parse_strategies(strategies)
     check_components(config, summarizer, None)
     messages, repairs = validate_messages(conversation_messages(conversation, "evaluate"))
+    # Which user turns the harness sent: the conversation's marks (an imported session), or the
+    # keys a message list still carries; beside the messages from here on.
+    messages, marks = split_marks(messages, getattr(conversation, "marks", None))
+    record = SessionRecord(marks=tuple(sorted(marks.items())))
     base = config or CompactionConfig()
     counter = make_counter(base.counter, base.model)
     tokens_before = counter.count_messages(messages)
     target = resolve_target(tokens_before, target_tokens, target_ratio)
-    facts = mine_facts(messages)
-    structural_facts: list[StructuralFact] = mine(messages)
+    facts = mine_facts(messages, marks=marks)
+    structural_facts: list[StructuralFact] = mine(messages, marks)
     outcomes: dict[str, StrategyOutcome] = {}
     # The matched row needs the pipeline's size: run the pipeline first, even when not shown.
     order = sorted(chosen, key=lambda name: name == MATCHED)
@@ -265,12 +272,12 @@ def evaluate(
         peer_run: PeerRun | None = None
         if name in PEERS:
             peer_run = run_at_target(
-                PEERS[name], messages, target, counter, summarizer or ExtractiveSummarizer()
+                PEERS[name], messages, target, counter, summarizer or ExtractiveSummarizer(), marks
             )
             output = peer_run.messages
         elif name == COMPACTION:
             compactor = Compactor(config_for_target(target, base), summarizer, counter)
-            result = compactor.compress(messages, force=True)
+            result = compactor.compress(messages, force=True, recorded=record)
             output = result.messages
         elif name == MATCHED:
             output = BASELINES["head-tail"](list(messages), outcomes[COMPACTION].tokens, counter)

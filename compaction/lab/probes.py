@@ -20,10 +20,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.messages import (
+    Marks,
     Message,
     call_arguments,
     call_name,
     last_user_index,
+    mark_of,
     parse_arguments,
     tool_calls,
 )
@@ -169,13 +171,17 @@ class _Collector:
             self.add(category, text, index)
 
 
-def mine_facts(messages: Sequence[Message], cap: int = MAX_PER_CATEGORY) -> list[Fact]:
-    """The probe facts of `messages` (never modified), grouped by category, newest first."""
+def mine_facts(
+    messages: Sequence[Message], cap: int = MAX_PER_CATEGORY, marks: Marks | None = None
+) -> list[Fact]:
+    """The probe facts of `messages` (never modified), grouped by category, newest first.
+    `marks` says which user turns the harness sent (the conversation's; left out, the messages'
+    own `injected` keys)."""
     collector = _Collector(cap)
     latest_found = False
     # The latest request is the engine's: the user's own words, not harness text an importer
     # marked (a hook's output, an IDE's metadata) that came after them.
-    latest = last_user_index([m if isinstance(m, dict) else {} for m in messages])
+    latest = last_user_index([m if isinstance(m, dict) else {} for m in messages], marks=marks)
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         if not isinstance(message, dict):
@@ -190,7 +196,7 @@ def mine_facts(messages: Sequence[Message], cap: int = MAX_PER_CATEGORY) -> list
             # (AGENTS.md, a hook, an observation), a pasted log's is nobody's rule, and the
             # summariser rightly leaves both out of Constraints (user_words.py).
             if not collector.full("constraints"):
-                words = own_words(message)
+                words = own_words(message, mark_of(message, index, marks))
                 collector.add_all("constraints", reversed(constraint_sentences(words)), index)
         if role in ("tool", "user") and not collector.full("errors"):
             text = readable_text(_content_text(message))

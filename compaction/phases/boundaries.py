@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.config import CompactionConfig
-from compaction.messages import Message, has_tool_calls, last_user_index
+from compaction.messages import Marks, Message, has_tool_calls, last_user_index
 from compaction.result import PhaseResult
 
 
@@ -132,8 +132,13 @@ _NOT_AFTER_A_USER = ("system", "developer", "tool")
 
 
 def find_boundaries(
-    messages: Sequence[Message], tokens: Sequence[int], config: CompactionConfig
+    messages: Sequence[Message],
+    tokens: Sequence[int],
+    config: CompactionConfig,
+    marks: Marks | None = None,
 ) -> Boundaries:
+    """Head, tail and the latest request's place (`marks`: which user turns the harness sent,
+    which are never the request the tail anchors to)."""
     head_end = find_head_end(messages, config.protect_first_n)
     raw_stop, _ = walk_tail(tokens, head_end, config)
     cut = raw_stop
@@ -151,7 +156,7 @@ def find_boundaries(
         )
         cut = aligned
 
-    last_user = last_user_index(messages, head_end)
+    last_user = last_user_index(messages, head_end, marks)
     pinned: int | None = None
     anchor: str | None = None
     if last_user is None or last_user >= cut:
@@ -189,7 +194,7 @@ def find_boundaries(
         raw_walk_stop=raw_stop,
         tail_tokens=tail_tokens,
         moves=moves,
-        last_user=last_user_index(messages),
+        last_user=last_user_index(messages, marks=marks),
         pinned=pinned,
         anchor=anchor,
         anchor_reason=anchor_reason,
@@ -197,10 +202,13 @@ def find_boundaries(
 
 
 def boundaries_phase(
-    messages: list[Message], tokens: Sequence[int], config: CompactionConfig
+    messages: list[Message],
+    tokens: Sequence[int],
+    config: CompactionConfig,
+    marks: Marks | None = None,
 ) -> tuple[PhaseResult, Boundaries]:
     started = time.perf_counter()
-    bounds = find_boundaries(messages, tokens, config)
+    bounds = find_boundaries(messages, tokens, config, marks)
     total = sum(tokens)
     head_tokens = sum(tokens[: bounds.head_end])
     pinned_tokens = tokens[bounds.pinned] if bounds.pinned is not None else 0

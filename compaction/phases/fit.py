@@ -26,6 +26,7 @@ from typing import Any
 
 from compaction.config import CompactionConfig
 from compaction.messages import (
+    Marks,
     Message,
     call_arguments,
     content_text,
@@ -121,10 +122,18 @@ class FitReport:
 # -- the step ----------------------------------------------------------------------------------
 
 
-def protected_positions(messages: Sequence[Message]) -> set[int]:
-    """The system (and developer) messages and the latest user request: never cut."""
+def protected_positions(
+    messages: Sequence[Message],
+    origins: Sequence[int | None] | None = None,
+    marks: Marks | None = None,
+) -> set[int]:
+    """The system (and developer) messages and the latest user request: never cut. `marks` are
+    by input index (`origins` gives each message's), saying which user turns the harness sent."""
     protected = {i for i, m in enumerate(messages) if m.get("role") in _INSTRUCTION_ROLES}
-    latest = last_user_index(messages)
+    here = None
+    if marks is not None and origins is not None:
+        here = {pos: marks[o] for pos, o in enumerate(origins) if o is not None and o in marks}
+    latest = last_user_index(messages, marks=here)
     if latest is not None:
         protected.add(latest)
     return protected
@@ -136,6 +145,7 @@ def fit_to_window(
     window: int,
     counter: TokenCounter,
     tokens_before: int | None = None,
+    marks: Marks | None = None,
 ) -> tuple[list[Message], FitReport]:
     """`messages` cut until they fit `window` tokens (see the module doc); never mutated."""
     total = counter.count_messages(messages) if tokens_before is None else tokens_before
@@ -143,7 +153,7 @@ def fit_to_window(
     output = list(messages)
     if total <= window:
         return output, report
-    protected = protected_positions(output)
+    protected = protected_positions(output, origins, marks)
     essential = sum(counter.count_message(_own_part(output[i])) for i in protected)
     if essential > window:
         # Nothing Fit may cut can make it fit: cutting the rest would only lose it.
@@ -271,10 +281,11 @@ def fit_phase(
     window: int,
     counter: TokenCounter,
     tokens_before: int | None = None,
+    marks: Marks | None = None,
 ) -> tuple[PhaseResult, FitReport]:
     """The Fit step as a PhaseResult (named "fit"), and its report."""
     started = time.perf_counter()
-    output, report = fit_to_window(messages, origins, window, counter, tokens_before)
+    output, report = fit_to_window(messages, origins, window, counter, tokens_before, marks)
     fates = {cut.input_index: CUT_TO_FIT for cut in report.cuts if cut.input_index is not None}
     phase = PhaseResult(
         name="fit",
@@ -301,6 +312,7 @@ def expected_fit_cuts(
     config: CompactionConfig,
     middle_tokens: int,
     counter: TokenCounter,
+    marks: Marks | None = None,
 ) -> list[tuple[int, str]]:
     """(message index, raw text) of the tool outputs and arguments Fit will cut from the head
     and the tail, foreseen before Phase 3 (empty when head + tail + the summary budget fit the
@@ -316,7 +328,7 @@ def expected_fit_cuts(
     if sum(tokens[i] for i in kept) + reserve <= config.context_length:
         return []
     window = max(config.context_length - reserve, 1)
-    _, report = fit_to_window([messages[i] for i in kept], kept, window, counter)
+    _, report = fit_to_window([messages[i] for i in kept], kept, window, counter, marks=marks)
     texts: list[tuple[int, str]] = []
     for cut in report.cuts:
         index = cut.input_index

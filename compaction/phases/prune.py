@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any
 
+from compaction.cache import remembered
 from compaction.config import CompactionConfig
 from compaction.messages import (
     Message,
@@ -33,8 +34,6 @@ from compaction.tokens import TokenCounter
 
 TRUNCATION_SUFFIX = "...[truncated]"
 
-K = TypeVar("K")
-V = TypeVar("V")
 
 
 def _call_index(messages: Sequence[Message]) -> dict[int, tuple[str, str]]:
@@ -59,47 +58,29 @@ def _call_index(messages: Sequence[Message]) -> dict[int, tuple[str, str]]:
     return index
 
 
-# One-liners are a pure function of (tool, arguments, output). Re-running with other budgets
-# summarises mostly the same outputs again, so they are remembered; the same string objects come
-# back on every run and Python caches a string's hash, so a lookup costs O(1).
-_ONE_LINER_CACHE: dict[tuple[str, str, str], str] = {}
-_ONE_LINER_CACHE_LIMIT = 100_000
+# One-liners, digests and shrunk arguments are pure functions of their strings. Re-running with
+# other budgets meets mostly the same outputs again (the same string objects, whose hashes
+# Python keeps), so they are remembered in the running compaction's cache (cache.py): bounded
+# in bytes, owned by its Compactor.
 
 
 def one_line_summary(tool_name: str, arguments: str, output: str) -> str:
-    key = (tool_name, arguments, output)
-    line = _ONE_LINER_CACHE.get(key)
-    if line is None:
-        line = summarize_tool_output(tool_name, parse_arguments(arguments), output)
-        if len(_ONE_LINER_CACHE) >= _ONE_LINER_CACHE_LIMIT:
-            _ONE_LINER_CACHE.clear()  # bounded memory; a cold run costs what it always did
-        _ONE_LINER_CACHE[key] = line
-    return line
-
-
-# The duplicates a re-run reports are mostly the same outputs again (the same string objects):
-# their MD5s and their shrunk arguments are remembered like the one-liners, so a re-run hashes
-# and re-serialises nothing it did before.
-_DIGESTS: dict[str, str] = {}
-_SHRUNK: dict[tuple[str, int], str | None] = {}
-_REMEMBERED_LIMIT = 100_000
-
-
-def _remember(cache: dict[K, V], key: K, value: V) -> V:
-    if len(cache) >= _REMEMBERED_LIMIT:
-        cache.clear()  # bounded memory; a cold run costs what it always did
-    cache[key] = value
-    return value
+    return remembered(
+        ("one-liner", tool_name, arguments, output),
+        len(arguments) + len(output),
+        lambda: summarize_tool_output(tool_name, parse_arguments(arguments), output),
+    )
 
 
 def content_digest(content: str) -> str:
     """The MD5 a dedupe row names its output by in the report."""
-    digest = _DIGESTS.get(content)
-    if digest is None:
+
+    def digest() -> str:
         import hashlib  # only a conversation with duplicates needs it (OpenSSL costs ~3 ms)
 
-        digest = _remember(_DIGESTS, content, hashlib.md5(content.encode("utf-8")).hexdigest())
-    return digest
+        return hashlib.md5(content.encode("utf-8")).hexdigest()
+
+    return remembered(("digest", content), len(content), digest)
 
 
 def shrink_arguments(arguments: str, keep_chars: int) -> str | None:
@@ -108,10 +89,11 @@ def shrink_arguments(arguments: str, keep_chars: int) -> str | None:
     Invalid JSON is left alone on purpose: slicing it (the seed's `args[:200]`) would send the
     provider arguments it rejects.
     """
-    key = (arguments, keep_chars)
-    if key in _SHRUNK:
-        return _SHRUNK[key]
-    return _remember(_SHRUNK, key, _shrunk(arguments, keep_chars))
+    return remembered(
+        ("shrunk", arguments, keep_chars),
+        len(arguments),
+        lambda: _shrunk(arguments, keep_chars),
+    )
 
 
 def _shrunk(arguments: str, keep_chars: int) -> str | None:

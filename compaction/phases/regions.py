@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from compaction.config import CompactionConfig
 from compaction.input.checks import validate_messages
-from compaction.messages import Message
+from compaction.messages import Marks, Message, split_marks
 from compaction.phases.boundaries import Boundaries, find_boundaries, find_head_end
 from compaction.phases.prune import counts_after, prune
 from compaction.phases.summarize import split_merged_summaries
@@ -54,11 +54,14 @@ def plan_regions(
     messages: Sequence[Message],
     config: CompactionConfig | None = None,
     counter: TokenCounter | None = None,
+    marks: Marks | None = None,
 ) -> RegionPlan:
-    """Validate, count, prune and place the boundaries exactly as `compress` would."""
+    """Validate, count, prune and place the boundaries exactly as `compress` would (`marks`:
+    which user turns the harness sent, as `compress(recorded=…)` is told)."""
     config = config or CompactionConfig()
     counter = counter or make_counter(config.counter, config.model)
     checked, repairs = validate_messages(messages)
+    checked, marks = split_marks(checked, marks)
     tokens = [counter.count_message(message) for message in checked]
     # As compress does: a message an earlier compaction merged the summary into is that
     # message again (its own text decides where the latest request is).
@@ -71,5 +74,5 @@ def plan_regions(
     ]
     pruned = prune(working, config, counter, work_tokens)
     pruned_tokens = counts_after(pruned, work_tokens, counter)
-    bounds = find_boundaries(pruned.messages, pruned_tokens, config)
+    bounds = find_boundaries(pruned.messages, pruned_tokens, config, marks)
     return RegionPlan(checked, repairs, tokens, pruned_tokens, bounds, config)

@@ -16,12 +16,14 @@ from compaction.config import CompactionConfig
 from compaction.errors import SummarizationError
 from compaction.messages import (
     SLASH_COMMAND,
+    Marks,
     Message,
     call_arguments,
     call_name,
     content_text,
     is_user_request,
     last_user_index,
+    mark_of,
     tool_calls,
 )
 from compaction.result import FOLDED, PREVIOUS_SUMMARY, PhaseResult
@@ -236,6 +238,7 @@ def summarize_phase(
     counter: TokenCounter | None = None,
     fit_outputs: Sequence[tuple[int, str]] = (),
     recorded: SessionRecord | None = None,
+    marks: Marks | None = None,
 ) -> tuple[PhaseResult, SummaryOutcome, set[int]]:
     """Summarise messages[head_end:tail_start] but the pinned request. Returns the phase, the
     outcome and the indices of earlier summary messages taken out of the conversation.
@@ -245,7 +248,8 @@ def summarize_phase(
     (index, raw text) of what Fit is expected to cut from the head and tail (see
     compactor.expected_fit_cuts): they join `pruned_tail_outputs`, so the summary may keep their
     facts. `recorded` is what the session file recorded beside the messages (the working
-    directory), which the summary states as fact over what the turns suggest.
+    directory), which the summary states as fact over what the turns suggest; `marks` which
+    user turns the harness sent (never the user's request, rules or questions).
 
     Every item of the summary carries the messages it came from (summary/items.py), and the
     provenance check (summary/check.py) flags any item its sources do not bear out.
@@ -262,9 +266,9 @@ def summarize_phase(
     raw_middle = [raw_messages[i] for i in middle_indices]
     serialized = serialize_turns(middle, middle_indices)
     budget = config.summary_budget(middle_tokens)
-    latest_index = last_user_index(messages)
+    latest_index = last_user_index(messages, marks=marks)
     latest_user = request_text(messages[latest_index]) if latest_index is not None else None
-    first_index = _first_request_index(messages)
+    first_index = _first_request_index(messages, marks)
     first_message = messages[first_index] if first_index is not None else None
     pruned = [
         *_pruned_tail_outputs(messages, raw_messages, tail_start),
@@ -295,7 +299,12 @@ def summarize_phase(
         pruned_tail_indices=[index for index, _ in pruned],
         latest_user_index=latest_index,
         first_user_index=first_index,
-        first_user_words=own_words(first_message) if first_message is not None else None,
+        first_user_words=(
+            own_words(first_message, mark_of(first_message, first_index, marks))
+            if first_message is not None and first_index is not None
+            else None
+        ),
+        turn_marks=[mark_of(messages[i], i, marks) for i in middle_indices],
         recorded=recorded,
     )
     outcome, error, used = _run_summarizer(summarizer, request, on_token, fallback_summarizer)
@@ -306,6 +315,7 @@ def summarize_phase(
             opening=first_index,
             pruned=frozenset(index for index, _ in pruned),
             previous_summary=previous_summary,
+            marks=marks,
         )
         _attach_provenance(outcome.summary, used, request, scope, raw_messages)
     fates = {i: FOLDED for i in range(head_end, tail_start) if i not in skipped}
@@ -326,7 +336,9 @@ def summarize_phase(
         "prompt": _sent_prompt(summarizer, request.prompt),
         "latest_user_request": latest_user,
         "latest_user_index": latest_index,
-        "latest_user_command": _command_of(messages[latest_index])
+        "latest_user_command": _command_of(
+            messages[latest_index], mark_of(messages[latest_index], latest_index, marks)
+        )
         if latest_index is not None
         else None,
         "summary_text": outcome.text,
@@ -349,9 +361,9 @@ def summarize_phase(
     return result, outcome, taken_out
 
 
-def _command_of(message: Message) -> str | None:
+def _command_of(message: Message, mark: str | None) -> str | None:
     """`/create-checkpoint` when the latest request is a slash command the user invoked."""
-    if message.get("injected") != SLASH_COMMAND:
+    if mark != SLASH_COMMAND:
         return None
     first = request_text(message).split(None, 1)
     return first[0] if first and first[0].startswith("/") else None
@@ -476,9 +488,9 @@ def _pruned_tail_outputs(
     return outputs
 
 
-def _first_request_index(messages: Sequence[Message]) -> int | None:
+def _first_request_index(messages: Sequence[Message], marks: Marks | None) -> int | None:
     """The user's first request (their own turn or a slash command), not an earlier summary."""
     for index, message in enumerate(messages):
-        if is_user_request(message):
+        if is_user_request(message, mark_of(message, index, marks)):
             return index
     return None

@@ -53,6 +53,9 @@ class SummaryRequest:
     # summary can cite its messages by the indexes the app and the report show --------------
     #: The conversation index of each of `turns` (empty: a request built by hand, no citations).
     turn_indices: list[int] = field(default_factory=list)
+    #: Each turn's mark (messages.Marks: which user turns the harness sent); empty: the turns'
+    #: own `injected` keys, as a request built by hand may carry them.
+    turn_marks: list[str | None] = field(default_factory=list)
     #: The conversation index of each of `pruned_tail_outputs`.
     pruned_tail_indices: list[int] = field(default_factory=list)
     latest_user_index: int | None = None

@@ -24,10 +24,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from compaction.messages import (
+    Marks,
     Message,
     call_arguments,
     call_name,
     content_text,
+    mark_of,
     parse_arguments,
     tool_calls,
 )
@@ -67,6 +69,11 @@ class SummaryScope:
     opening: int | None = None
     pruned: frozenset[int] = frozenset()
     previous_summary: str | None = None
+    #: Which user turns the harness sent (messages.Marks); None: the messages' own keys.
+    marks: Marks | None = None
+
+    def mark(self, message: Message, index: int) -> str | None:
+        return mark_of(message, index, self.marks)
 
     def reach(self, section: str) -> frozenset[int] | None:
         """The indexes `section` may cite; None for anywhere in the conversation."""
@@ -91,6 +98,7 @@ class _Texts:
     """Each cited message's text with its tool group, built once per check."""
 
     messages: Sequence[Message]
+    marks: Marks | None = None
     cache: dict[int, str] = field(default_factory=dict)
     words: dict[int, str] = field(default_factory=dict)
     callers: dict[str, int] | None = None
@@ -105,7 +113,9 @@ class _Texts:
         """What the user typed in message `index` ("" for any other message)."""
         text = self.words.get(index)
         if text is None:
-            text = self.words[index] = _normal(own_words(self.messages[index]))
+            message = self.messages[index]
+            mark = mark_of(message, index, self.marks)
+            text = self.words[index] = _normal(own_words(message, mark))
         return text
 
     def _group_text(self, index: int) -> str:
@@ -210,8 +220,9 @@ def check_item(
         cited.append(index)
         if reach is not None and index not in reach:
             flags.append(f"cites #{index}, outside what was summarised ({scope.describe()})")
-        if not allowed(section, messages[index]):
-            kinds = ", ".join(sorted(kind.value for kind in message_kinds(messages[index])))
+        mark = scope.mark(messages[index], index)
+        if not allowed(section, messages[index], mark):
+            kinds = ", ".join(sorted(k.value for k in message_kinds(messages[index], mark)))
             flags.append(f"cites #{index} ({kinds}); {section} takes {describe_kinds(section)}")
     if cited:
         if section in _OWN_WORDS:
@@ -236,7 +247,7 @@ def check_summary(
     summary: Summary, messages: Sequence[Message], scope: SummaryScope, verbatim: bool = False
 ) -> Summary:
     """`summary` with every item's flags set by the check (the same object, items replaced)."""
-    texts = _Texts(messages)
+    texts = _Texts(messages, scope.marks)
     for name in SECTION_NAMES:
         items = summary.items.get(name)
         if not items:

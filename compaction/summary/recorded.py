@@ -6,7 +6,9 @@ Copilot CLI in `session.start` and `session.context_changed`. A summary that inf
 directory from a `cd /tmp` inside one shell command states a guess where the file holds the
 answer; so the importer's record wins, and a summary line built from it names the record it
 came from (origin). The record is passed beside the messages — never inside them, where a
-provider that rejects unknown keys would refuse the conversation.
+provider that rejects unknown keys would refuse the conversation; so are the marks that say
+which user turns the harness sent (hook output, reminders), which the summary never quotes as
+the user's words.
 """
 
 from __future__ import annotations
@@ -25,10 +27,15 @@ class RecordedDirectory:
 
 @dataclass(frozen=True)
 class SessionRecord:
-    """What the session file recorded, for the summary: each working directory and where it
-    took effect (in message order)."""
+    """What the session file recorded beside its messages, for the engine: each working
+    directory and where it took effect (in message order), and which user-role messages the
+    agent's harness sent (`marks`: (index, kind) pairs, kinds of messages.INJECTED_KINDS)."""
 
     working_directories: tuple[RecordedDirectory, ...] = ()
+    marks: tuple[tuple[int, str], ...] = ()
+
+    def mark_map(self) -> dict[int, str]:
+        return dict(self.marks)
 
     def working_directory_at(self, position: int) -> RecordedDirectory | None:
         """The recorded working directory in effect at message `position`: the latest recorded
@@ -52,3 +59,6 @@ class SessionRecord:
                 continue
             kept.append(RecordedDirectory(position, path, origin))
         return cls(tuple(kept))
+
+    def with_marks(self, marks: dict[int, str]) -> SessionRecord:
+        return SessionRecord(self.working_directories, tuple(sorted(marks.items())))

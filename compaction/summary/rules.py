@@ -67,9 +67,11 @@ SECTION_REACH: dict[str, str] = {
 _RESULT_CARRIERS = ("tool-result",)
 
 
-def message_kinds(message: Message) -> frozenset[Kind]:
+def message_kinds(message: Message, mark: str | object | None = ...) -> frozenset[Kind]:
     """What `message` can supply. An assistant message with text and calls supplies both; a
-    tool result carried in a user turn (old SWE-agent observations) is a tool result."""
+    tool result carried in a user turn (old SWE-agent observations) is a tool result. `mark` is
+    the message's mark (messages.Marks); left out, its own `injected` key."""
+    kind = message.get(INJECTED_KEY) if mark is ... else mark
     role = message.get("role")
     if role == "tool":
         return frozenset({Kind.TOOL_RESULT})
@@ -83,19 +85,19 @@ def message_kinds(message: Message) -> frozenset[Kind]:
     if role in ("system", "developer"):
         return frozenset({Kind.SYSTEM})
     if role == "user":
-        if is_user_request(message):
+        if is_user_request(message, kind):
             return frozenset({Kind.USER_WORDS})
-        if message.get(INJECTED_KEY) in _RESULT_CARRIERS:
+        if kind in _RESULT_CARRIERS:
             return frozenset({Kind.TOOL_RESULT, Kind.HARNESS})
-        if message.get(INJECTED_KEY):
+        if kind:
             return frozenset({Kind.HARNESS})
         return frozenset({Kind.SUMMARY})
     return frozenset()
 
 
-def allowed(section: str, message: Message) -> bool:
-    """Whether `section` may take a line from `message`."""
-    return bool(SECTION_KINDS.get(section, _ALL) & message_kinds(message))
+def allowed(section: str, message: Message, mark: str | object | None = ...) -> bool:
+    """Whether `section` may take a line from `message` (`mark`: as for message_kinds)."""
+    return bool(SECTION_KINDS.get(section, _ALL) & message_kinds(message, mark))
 
 
 def describe_kinds(section: str) -> str:

@@ -148,17 +148,19 @@ def request_text(message: Message) -> str:
     return unwrapped(content_text(message))
 
 
-def own_words(message: Message) -> str:
+def own_words(message: Message, mark: str | object | None = ...) -> str:
     """What the user typed in this turn: `request_text` without a slash command's expansion,
     without pasted material (code blocks, output-like lines), and of a pasted transcript only
-    its last paragraph. "" for a message that is not a user request."""
-    if not is_user_request(message):
+    its last paragraph. "" for a message that is not a user request. `mark` is the message's
+    mark (messages.Marks); left out, its own `injected` key."""
+    kind = message.get(INJECTED_KEY) if mark is ... else mark
+    if not is_user_request(message, kind):
         return ""
     text = content_text(message)
     command = slash_command(text)
     if command is not None:
         return command  # what follows the wrapper is the command's expansion, not typed
-    if message.get(INJECTED_KEY) == SLASH_COMMAND:
+    if kind == SLASH_COMMAND:
         return ""  # an expansion sent without its command's wrapper
     return typed_text(unwrapped(text))
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import streamlit as st
 
+from compaction.cache import CompactionCache
 from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError, HistoryError
@@ -36,12 +37,23 @@ LLM_RESULTS_KEY = "llm_results"  # run key -> CompactionResult produced by an ex
 SAVED_RUNS_KEY = "saved_runs"  # run key -> the history write (a Future of the run id)
 
 
+#: The app's memory of content: twice an engine cache's default, shared by every browser session
+#: of this server (the same samples and sessions come back in each).
+APP_CACHE_BYTES = 128 * 1024 * 1024
+
+
+@st.cache_resource(show_spinner=False)
+def app_cache() -> CompactionCache:
+    """One bounded CompactionCache for the whole app (ui/frame.py makes it current)."""
+    return CompactionCache(APP_CACHE_BYTES)
+
+
 @st.cache_data(max_entries=32, show_spinner=False)
 def token_counts(
     content_hash: str, counter: str, model: str, _messages: list[Message]
 ) -> list[int]:
     """Per-message token counts, cached per conversation and tokenizer."""
-    count = make_counter(counter, model).count_message
+    count = make_counter(counter, model, app_cache()).count_message
     return [count(message) for message in _messages]
 
 
@@ -58,7 +70,7 @@ def _cached_run(
     # cache_resource, not cache_data: results are only read, and copying (pickling) five phases
     # of a 5,000-message conversation on every rerun would cost more than the phases themselves.
     summarizer = StaticSummarizer() if _summarizer == "static" else make_summarizer(_summarizer)
-    return Compactor(_config, summarizer).compress(
+    return Compactor(_config, summarizer, cache=app_cache()).compress(
         _messages, focus=_focus, force=_force, recorded=_recorded
     )
 
@@ -149,7 +161,7 @@ def run_llm(loaded: Loaded, settings: Settings, on_token: OnToken | None) -> Com
         api_key=settings.api_key,
         timeout=60,
     )
-    result = Compactor(settings.config, summarizer).compress(
+    result = Compactor(settings.config, summarizer, cache=app_cache()).compress(
         loaded.messages,
         focus=settings.focus,
         force=settings.force,
@@ -186,16 +198,21 @@ class Regions:
 
 
 @st.cache_resource(max_entries=24, show_spinner=False)
-def _cached_plan(plan_key: str, _messages: list[Message], _config: CompactionConfig) -> RegionPlan:
+def _cached_plan(
+    plan_key: str,
+    _messages: list[Message],
+    _config: CompactionConfig,
+    _marks: dict[int, str] | None = None,
+) -> RegionPlan:
     # Phase 1 + 2 only: the overview needs where the cut falls, not a summary of the middle.
-    return plan_regions(_messages, _config)
+    return plan_regions(_messages, _config, marks=_marks)
 
 
 def region_plan(loaded: Loaded, settings: Settings) -> RegionPlan:
     """The region plan (validate, count, prune, boundaries) for the current config, cached."""
     assert settings.config is not None
     key = f"{loaded.content_hash}|{config_key(settings.config)}"
-    return _cached_plan(key, loaded.messages, settings.config)
+    return _cached_plan(key, loaded.messages, settings.config, loaded.session_record.mark_map())
 
 
 def regions(loaded: Loaded, settings: Settings) -> Regions:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from compaction.cache import use_cache
 from compaction.config import CompactionConfig
+from compaction.ui.compute import app_cache
 from compaction.ui.conversation_link import follow_url, write_url
 from compaction.ui.params import Settings, apply_pending_settings, render_sidebar
 
@@ -22,6 +24,9 @@ DRAWN_KEY = "_frame_drawn_this_run"
 def draw_frame() -> Settings:
     """Open the conversation the URL names (or the landing one), then the sidebar; name the
     loaded conversation in the URL; remember the Settings for the page."""
+    # The app's one memory of content, for this run's pages and their Compactors (a slider
+    # moved re-runs the phases on what was counted and read before).
+    use_cache(app_cache())
     follow_url()  # before the widgets exist, so a conversation's settings can still be set
     apply_pending_settings()
     settings = render_sidebar()

@@ -37,6 +37,7 @@ RULES: dict[str, str] = {
     "tool-result-before-call": "a tool result that comes before its call",
     "tool-result-not-adjacent": "a tool result separated from the assistant message of its call",
     "duplicate-tool-result": "a second tool result for the same call",
+    "unknown-field": "a message field the provider's API does not take",
     "summary-as-system": "the compaction summary sent as a system message after the first",
     "summary-breaks-alternation": "the compaction summary would be merged into a neighbouring turn",
 }

@@ -113,6 +113,7 @@ def validate(messages: Any, provider: str = "openai") -> list[Problem]:
                 "messages list would be empty; it needs at least one user message",
             )
         )
+    problems += _check_fields(usable, anthropic)
     problems += _check_system(usable, anthropic)
     problems += _check_contents(usable, anthropic)
     problems += check_calls(usable, anthropic)
@@ -120,6 +121,47 @@ def validate(messages: Any, provider: str = "openai") -> list[Problem]:
         problems += _check_alternation(usable)
     order = {rule: position for position, rule in enumerate(RULES)}
     problems.sort(key=lambda p: (-1 if p.index is None else p.index, order.get(p.rule, 99)))
+    return problems
+
+
+#: The fields a chat-completions message may carry (the canonical form is OpenAI's).
+API_FIELDS = frozenset(
+    {"role", "content", "name", "tool_calls", "tool_call_id", "refusal", "audio", "function_call"}
+)
+#: Fields the importers keep beside the API's (a model's reasoning): the exporters leave them
+#: out, so they are a warning; any other field (an importer's annotation such as `injected`)
+#: reaching a request is an error.
+CANONICAL_EXTRAS = frozenset({"reasoning"})
+
+
+def _check_fields(usable: list[tuple[int, dict[str, Any]]], anthropic: bool) -> list[Problem]:
+    """A field the API does not take. Both providers answer a request that carries one with a
+    400 (Anthropic's Messages API and OpenAI's chat completions validate every message), so an
+    unknown field is an error; a field the importers keep beside the API's (CANONICAL_EXTRAS),
+    which the exporters leave out, is a warning."""
+    del anthropic  # the same for both: the canonical message is the one that would be sent
+    problems: list[Problem] = []
+    for index, message in usable:
+        for key in sorted(str(key) for key in message if key not in API_FIELDS):
+            if key in CANONICAL_EXTRAS:
+                problems.append(
+                    Problem(
+                        index,
+                        "unknown-field",
+                        f"the field {key!r} is not one the API takes: the exporters leave it "
+                        "out; sent as it is, the request is rejected",
+                        "warning",
+                    )
+                )
+            else:
+                problems.append(
+                    Problem(
+                        index,
+                        "unknown-field",
+                        f"the field {key!r} is not one the API takes: the provider rejects "
+                        "the request (the exporters leave it out)",
+                    )
+                )
     return problems
 
 

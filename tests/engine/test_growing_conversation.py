@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compaction import CompactionConfig, Compactor
+from compaction.cache import CompactionCache
 from compaction.errors import InvalidConversationError
 from compaction.input.checks import validate_messages
 from compaction.input.growing import (
@@ -27,6 +28,8 @@ from compaction.input.growing import (
 )
 from compaction.result import without_timings
 from compaction.tokens import RoughCounter
+
+CACHE = CompactionCache()  # the check and counts a re-run with other budgets reuses
 
 
 def call(call_id: str, name: str = "read_file", arguments: Any = '{"path": "a.py"}') -> dict:
@@ -174,23 +177,23 @@ def test_the_quick_surrogate_test_agrees_with_the_repair(node: Any) -> None:
     assert _holds_surrogates(node) == (_without_surrogates(node)[1] > 0)
 
 
-# -- the process-wide check: a re-run with other budgets is a new Compactor ----------------------
+# -- the cache's check: a re-run with other budgets is a new Compactor given the same cache -----
 
 
 def test_a_conversation_checked_again_in_the_process_is_reused_unchanged() -> None:
     conversation = repairing_conversation()
-    first = check_once(conversation)
+    first = check_once(conversation, CACHE)
     assert first[:2] == validate_messages(conversation)
     # Remembered from the first sighting (by fingerprints): the first re-run checks nothing
     # again, as the later ones do.
-    second = check_once(list(conversation))  # another list, the same message objects
+    second = check_once(list(conversation), CACHE)  # another list, the same message objects
     assert second == (first[0], first[1], len(conversation))
     assert all(map(operator.is_, second[0], first[0]))  # the very messages the check gave
-    third = check_once(list(conversation))
+    third = check_once(list(conversation), CACHE)
     assert third[:2] == first[:2]
     assert third[2] == len(conversation)
     longer = [*conversation, {"role": "user", "content": "one more"}]
-    assert check_once(longer) == (*validate_messages(longer), len(conversation))
+    assert check_once(longer, CACHE) == (*validate_messages(longer), len(conversation))
 
 
 def test_a_fingerprint_changes_with_every_edit_in_place_and_only_then() -> None:
@@ -224,18 +227,18 @@ def test_a_fingerprint_changes_with_every_edit_in_place_and_only_then() -> None:
 
 def test_the_process_wide_check_sees_edits_in_place_even_of_a_repaired_copy() -> None:
     conversation = repairing_conversation()
-    check_once(conversation)
-    checked, _, _ = check_once(conversation)  # remembered from the first sighting on
+    check_once(conversation, CACHE)
+    checked, _, _ = check_once(conversation, CACHE)  # remembered from the first sighting on
     conversation[9]["content"].append("another bare string")  # an input edited in place
-    checked, repairs, reused = check_once(conversation)
+    checked, repairs, reused = check_once(conversation, CACHE)
     assert reused == 0
     assert (checked, repairs) == validate_messages(conversation)
     # Message 1 was repaired (a lone surrogate): the check hands out a copy. Someone editing
     # that copy in place must not get the edit back from the next check.
-    checked, _, reused = check_once(conversation)  # the edited conversation, remembered
+    checked, _, reused = check_once(conversation, CACHE)  # the edited conversation, remembered
     assert reused == len(conversation)
     checked[1]["content"] = "edited by a caller"
-    checked, repairs, reused = check_once(conversation)
+    checked, repairs, reused = check_once(conversation, CACHE)
     assert reused == 0
     assert (checked, repairs) == validate_messages(conversation)
     assert checked[1]["content"] != "edited by a caller"
@@ -256,17 +259,17 @@ def test_compactors_on_the_same_messages_give_what_fresh_checks_give() -> None:
 def test_the_process_wide_counts_are_each_messages_tokens_and_follow_edits() -> None:
     counter = RoughCounter()
     conversation = repairing_conversation()
-    checked, _, counts = check_and_count_once(conversation, counter)
+    checked, _, counts = check_and_count_once(conversation, counter, CACHE)
     assert counts == [counter.count_message(message) for message in checked]
-    assert check_and_count_once(list(conversation), counter)[2] == counts  # reused
+    assert check_and_count_once(list(conversation), counter, CACHE)[2] == counts  # reused
     conversation[0]["content"] = "You are a coding agent. " * 50  # an edit in place
-    checked, _, counts = check_and_count_once(conversation, counter)
+    checked, _, counts = check_and_count_once(conversation, counter, CACHE)
     assert counts == [counter.count_message(message) for message in checked]
     longer = [*conversation, {"role": "user", "content": "and one more thing " * 30}]
-    checked, _, counts = check_and_count_once(longer, counter)
+    checked, _, counts = check_and_count_once(longer, counter, CACHE)
     assert counts == [counter.count_message(message) for message in checked]
     other = RoughCounter()  # another counter never gets the first one's counts
-    assert check_and_count_once(longer, other)[2] == counts
+    assert check_and_count_once(longer, other, CACHE)[2] == counts
 
 
 # -- a property: whatever happens to the messages between calls, the answer is a fresh one ------
@@ -305,7 +308,7 @@ def test_the_process_wide_check_and_counts_always_equal_a_fresh_check(
                 call_["function"]["arguments"] = '{"path": "edited.py"}'
         elif action == "replace":
             conversation[at] = {**conversation[at], "content": f"replaced {position}"}
-        checked, repairs, counts = check_and_count_once(conversation, counter)
+        checked, repairs, counts = check_and_count_once(conversation, counter, CACHE)
         assert (checked, repairs) == validate_messages(conversation)
         assert counts == [counter.count_message(message) for message in checked]
 
@@ -388,11 +391,11 @@ def test_an_importers_output_remembered_as_checked_is_what_a_check_of_it_gives()
             checked, repairs = validate_messages(messages)
             assert all(map(operator.is_, checked, messages)), path.name
             config = CompactionConfig(context_length=32_000, counter="rough")
-            check_once([{"role": "user", "content": "another conversation"}])  # forget it
+            check_once([{"role": "user", "content": "another conversation"}], CACHE)  # forget it
             itself = without_timings(Compactor(config).compress(messages, force=True).to_dict())
-            assert remember_checked(messages), path.name
-            assert check_once(messages) == (checked, repairs, len(messages)), path.name
-            assert remember_checked(messages), path.name
+            assert remember_checked(messages, CACHE), path.name
+            assert check_once(messages, CACHE) == (checked, repairs, len(messages)), path.name
+            assert remember_checked(messages, CACHE), path.name
             told = without_timings(Compactor(config).compress(messages, force=True).to_dict())
             assert told == itself, path.name
             loaded += 1
@@ -402,5 +405,5 @@ def test_an_importers_output_remembered_as_checked_is_what_a_check_of_it_gives()
 def test_remembered_messages_that_need_a_repair_are_not_remembered() -> None:
     messages = repairing_conversation()
     checked, _ = validate_messages(messages)
-    assert not remember_checked([*checked[:3], {"role": "tool", "content": "orphan"}])
-    assert check_once(messages)[2] == 0  # nothing was remembered: checked in full
+    assert not remember_checked([*checked[:3], {"role": "tool", "content": "orphan"}], CACHE)
+    assert check_once(messages, CACHE)[2] == 0  # nothing was remembered: checked in full

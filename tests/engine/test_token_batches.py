@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from compaction import tokens
-from compaction.tokens import RoughCounter, TiktokenCounter, count_each
+from compaction.errors import TokenizerError
+from compaction.tokens import RoughCounter, TiktokenCounter, count_each, encodings
+from compaction.tokens.encodings import read_ranks
 
 
 def conversation() -> list[dict[str, Any]]:
@@ -62,41 +65,60 @@ def test_count_each_accepts_any_token_counter() -> None:
     assert count_each(Words(), [{"role": "user", "content": "a b c"}]) == [3]
 
 
+SHIPPED = Path(tokens.__file__).resolve().parent / "data"
+
+
 @pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
-def test_the_faster_rank_reader_gives_tiktokens_own_ranks(name: str) -> None:
-    """`read_ranks` replaces tiktoken's parser while an encoding loads: the same dict."""
-    from tiktoken.load import load_tiktoken_bpe
-
-    tokens.load_encoding(name)  # points tiktoken's cache at the bundled files
-    urls = {
-        "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
-        "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
-    }
-    assert tokens.read_ranks(urls[name]) == load_tiktoken_bpe(urls[name])
-
-
-def test_the_faster_rank_reader_defers_to_tiktoken_on_a_malformed_file(
-    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+def test_the_faster_rank_reader_gives_tiktokens_own_ranks(
+    name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """`read_ranks` parses a shipped rank file into the dict tiktoken's own parser gives."""
     from tiktoken.load import load_tiktoken_bpe
 
-    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")  # tiktoken would cache the file beside its own
-
-    odd = tmp_path / "odd.tiktoken"
-    odd.write_bytes(b"IQ== 0\nIg== 1\nIw==\n")  # a rank missing
-    with pytest.raises(ValueError) as ours:
-        tokens.read_ranks(str(odd))
-    with pytest.raises(ValueError) as theirs:
-        load_tiktoken_bpe(str(odd))
-    assert str(ours.value) == str(theirs.value)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")  # tiktoken's reader: no cache beside the file
+    path = SHIPPED / f"{name}.tiktoken"
+    assert read_ranks(path.read_bytes()) == load_tiktoken_bpe(str(path))
 
 
-def test_an_encoding_loaded_with_the_faster_reader_counts_as_tiktoken_does() -> None:
+def test_a_malformed_rank_file_is_a_clear_error() -> None:
+    with pytest.raises(TokenizerError, match="not token-rank pairs"):
+        read_ranks(b"IQ== 0\nIg== 1\nIw==\n")  # a rank missing
+    with pytest.raises(TokenizerError, match="could not be read"):
+        read_ranks(b"IQ== zero\n")
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_a_shipped_encoding_is_tiktokens_own(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same split pattern, special tokens and ranks as tiktoken's constructor builds (its
+    download replaced, in this test only, by the shipped file)."""
     import tiktoken
     import tiktoken_ext.openai_public as constructors
+    from tiktoken.load import load_tiktoken_bpe
 
-    ours = tokens.load_encoding("o200k_base")
-    theirs = tiktoken.Encoding(**constructors.o200k_base())  # tiktoken's own parser
-    text = "naïve café — 東京 def handler(request): return 200 <|endoftext|> \ud83d\ude00"
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
+    local = str(SHIPPED / f"{name}.tiktoken")
+    monkeypatch.setattr(
+        constructors, "load_tiktoken_bpe", lambda *_a, **_k: load_tiktoken_bpe(local)
+    )
+    theirs = tiktoken.Encoding(**getattr(constructors, name)())
+    ours = tokens.load_encoding(name)
+    text = "naïve café — 東京 def handler(request): return 200 <|endoftext|> \ud83d\ude00 it's"
     assert ours.encode(text, disallowed_special=()) == theirs.encode(text, disallowed_special=())
     assert ours.n_vocab == theirs.n_vocab
+    assert ours._pat_str == theirs._pat_str
+    assert ours._special_tokens == theirs._special_tokens
+
+
+def test_loading_an_encoding_changes_nothing_outside() -> None:
+    """No environment variable written, no tiktoken function replaced (issue 30)."""
+    import os
+
+    import tiktoken_ext.openai_public as constructors
+
+    before = dict(os.environ)
+    loader = constructors.load_tiktoken_bpe
+    for name in ("o200k_base", "cl100k_base"):
+        encodings._LOADED.pop(name, None)
+        tokens.load_encoding(name)
+    assert dict(os.environ) == before
+    assert constructors.load_tiktoken_bpe is loader

@@ -9,6 +9,7 @@ import math
 import pytest
 from engine_helpers import call, calls, tool
 
+from compaction.cache import CompactionCache
 from compaction.errors import TokenizerError
 from compaction.tokens import (
     IMAGE_TOKENS,
@@ -125,10 +126,15 @@ def test_counts_are_cached_per_content() -> None:
     assert counter.counts(messages) == [counter.count_message(m) for m in messages]
 
 
-def test_make_counter_is_shared_per_encoding() -> None:
-    assert make_counter("tiktoken", "gpt-4o") is make_counter("tiktoken", "gpt-4o-mini")
-    assert make_counter("tiktoken", "gpt-4o") is not make_counter("tiktoken", "gpt-4")
-    assert make_counter("rough", "gpt-4o") is make_counter("rough", "claude-3")
+def test_make_counter_is_shared_per_encoding_within_a_cache() -> None:
+    cache = CompactionCache()
+    assert make_counter("tiktoken", "gpt-4o", cache) is make_counter(
+        "tiktoken", "gpt-4o-mini", cache
+    )
+    assert make_counter("tiktoken", "gpt-4o", cache) is not make_counter("tiktoken", "gpt-4", cache)
+    assert make_counter("rough", "gpt-4o", cache) is make_counter("rough", "claude-3", cache)
+    # Without a cache, a counter of its own: nothing is shared process-wide (issue 30).
+    assert make_counter("rough") is not make_counter("rough")
     assert make_counter("rough").name == "rough"
     with pytest.raises(TokenizerError, match="unknown counter 'exact'"):
         make_counter("exact")

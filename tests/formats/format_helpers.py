@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,3 +50,12 @@ def assert_paired(messages: list[Message], unique_ids: bool = True) -> tuple[set
 
 def roles(conversation: Conversation) -> list[str]:
     return [message["role"] for message in conversation.messages]
+
+
+def annotated(conversation: Any) -> list[dict[str, Any]]:
+    """An imported conversation's messages with each mark written back as its `injected` key
+    (messages.with_marks): the marks live beside the messages (`conversation.marks`); these
+    tests read them in place, as the engine's functions still accept them."""
+    from compaction.messages import with_marks
+
+    return with_marks(conversation.messages, conversation.marks)

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from format_helpers import DATA, assert_paired, corpus_file, roles
+from format_helpers import DATA, annotated, assert_paired, corpus_file, roles
 
 import compaction
 from compaction.formats import antigravity, detect_format, load_conversation
@@ -59,7 +59,7 @@ def test_corpus_session() -> None:
     prompts = [s for s in steps if s["type"] == "USER_INPUT"]
     assert (len(planners), len(raw_calls), len(results), len(prompts)) == (83, 81, 81, 2)
 
-    calls = [c for m in conversation.messages for c in tool_calls(m)]
+    calls = [c for m in annotated(conversation) for c in tool_calls(m)]
     assert [c["function"]["name"] for c in calls] == [c["name"] for c in raw_calls]
     # Every JSON-encoded arg value is decoded into a proper arguments object. The export cut
     # 26 long values (2,048 characters, then "\n<truncated N bytes>"): no longer valid JSON,
@@ -79,28 +79,28 @@ def test_corpus_session() -> None:
     assert truncated == 26
     assert any("truncated 26 tool-call argument(s)" in w for w in conversation.warnings)
     assert conversation.metadata["model"] == "Gemini 3.5 Flash (High)"  # from a settings note
-    tool_rows = [m for m in conversation.messages if m["role"] == "tool"]
+    tool_rows = [m for m in annotated(conversation) if m["role"] == "tool"]
     assert [m["content"] for m in tool_rows] == [s["content"] for s in results]
-    defined, answered = assert_paired(conversation.messages)
+    defined, answered = assert_paired(annotated(conversation))
     assert defined == answered and len(defined) == len(raw_calls)
 
     assert roles(conversation).count("assistant") == len(planners)
     # Each prompt is the user's `<USER_REQUEST>` and, split off and marked, the IDE's metadata.
-    own = [m for m in conversation.messages if m["role"] == "user" and not is_injected(m)]
-    metadata = [m for m in conversation.messages if m.get(INJECTED_KEY) == "context"]
+    own = [m for m in annotated(conversation) if m["role"] == "user" and not is_injected(m)]
+    metadata = [m for m in annotated(conversation) if m.get(INJECTED_KEY) == "context"]
     assert len(own) == len(metadata) == len(prompts)
     assert set(roles(conversation)) <= {"system", "user", "assistant", "tool"}
-    assert len(conversation.messages) == len(planners) + 2 * len(prompts) + len(results)
+    assert len(annotated(conversation)) == len(planners) + 2 * len(prompts) + len(results)
     assert own[-1]["content"].startswith("<USER_REQUEST>")
     assert own[-1]["content"].endswith("</USER_REQUEST>")
     assert "\n".join([own[-1]["content"], metadata[-1]["content"]]) == prompts[-1]["content"]
-    assert conversation.messages[-1]["content"] == steps[-1]["content"]
+    assert annotated(conversation)[-1]["content"] == steps[-1]["content"]
     assert conversation.title is not None and conversation.title.startswith("Repository Reference")
 
     thinking = [s["thinking"] for s in planners if s.get("thinking")]
     assert len(thinking) == 7
-    assert [m["reasoning"] for m in conversation.messages if m.get("reasoning")] == thinking
-    assert not any(t[:40] in content_text(m) for t in thinking for m in conversation.messages)
+    assert [m["reasoning"] for m in annotated(conversation) if m.get("reasoning")] == thinking
+    assert not any(t[:40] in content_text(m) for t in thinking for m in annotated(conversation))
 
     report = conversation.report
     assert report is not None
@@ -116,7 +116,7 @@ def test_corpus_session() -> None:
     assert any("step_index 4" in w for w in conversation.warnings)
 
     result = compaction.compress(
-        conversation.messages, compaction.CompactionConfig(context_length=32000)
+        annotated(conversation), compaction.CompactionConfig(context_length=32000)
     )
     assert result.tokens_after < result.tokens_before
     for provider in ("openai", "anthropic"):
@@ -176,11 +176,12 @@ def test_handmade_session() -> None:
         "assistant",
     ]
     assert (
-        conversation.messages[0]["content"] == "<USER_REQUEST>\nRename foo to bar\n</USER_REQUEST>"
+        annotated(conversation)[0]["content"]
+        == "<USER_REQUEST>\nRename foo to bar\n</USER_REQUEST>"
     )
-    assert conversation.messages[1][INJECTED_KEY] == "context"  # the IDE's metadata
+    assert annotated(conversation)[1][INJECTED_KEY] == "context"  # the IDE's metadata
     assert conversation.title == "Rename foo to bar"
-    turn = conversation.messages[2]
+    turn = annotated(conversation)[2]
     assert turn["reasoning"] == "**Plan**\nRead, then test."
     assert "Plan" not in turn["content"]
     view, run = tool_calls(turn)
@@ -189,14 +190,14 @@ def test_handmade_session() -> None:
         "CommandLine": "pytest -q",
         "Blocking": True,
     }
-    assert [m["tool_call_id"] for m in conversation.messages[3:5]] == [view["id"], run["id"]]
-    assert conversation.messages[3]["content"].endswith("def foo(): ...")
-    failed = conversation.messages[4]["content"]
+    assert [m["tool_call_id"] for m in annotated(conversation)[3:5]] == [view["id"], run["id"]]
+    assert annotated(conversation)[3]["content"].endswith("def foo(): ...")
+    failed = annotated(conversation)[4]["content"]
     assert "1 failed" in failed and "Error: exit status 1" in failed
-    defined, answered = assert_paired(conversation.messages)
+    defined, answered = assert_paired(annotated(conversation))
     assert defined == answered == {view["id"], run["id"]}
-    assert conversation.messages[5]["content"] == "something new"  # unknown type, kept
-    assert conversation.messages[-1]["content"] == "Renamed foo to bar."
+    assert annotated(conversation)[5]["content"] == "something new"  # unknown type, kept
+    assert annotated(conversation)[-1]["content"] == "Renamed foo to bar."
 
     report = conversation.report
     assert report is not None
@@ -229,11 +230,11 @@ def test_user_actions_orphans_checkpoints_and_cut_off_calls() -> None:
     ]
     conversation = load_conversation(_jsonl(steps))
     assert roles(conversation) == ["user", "assistant", "tool", "user", "user", "assistant"]
-    assert tool_calls(conversation.messages[1])[0]["function"]["name"] == "view_file"
-    assert conversation.messages[3]["content"] == "$ make\nok"
+    assert tool_calls(annotated(conversation)[1])[0]["function"]["name"] == "view_file"
+    assert annotated(conversation)[3]["content"] == "$ make\nok"
     (checkpoint,) = conversation.compactions
     assert checkpoint.position == 4 and checkpoint.summary == "Summary of the work so far."
-    assert conversation.messages[-1]["content"] is None
+    assert annotated(conversation)[-1]["content"] is None
     warnings = "\n".join(conversation.warnings)
     assert "line 2" in warnings and "no PLANNER_RESPONSE call" in warnings
     assert "line 3" in warnings and "the user ran" in warnings
@@ -274,13 +275,13 @@ def test_user_sourced_steps_answer_only_a_call_they_fit() -> None:
     ]
     conversation = load_conversation(_jsonl(steps))
     assert roles(conversation) == ["user", "assistant", "tool", "tool", "user"]
-    view, run = tool_calls(conversation.messages[1])
-    assert conversation.messages[2] == {
+    view, run = tool_calls(annotated(conversation)[1])
+    assert annotated(conversation)[2] == {
         "role": "tool",
         "tool_call_id": view["id"],
         "content": "print('a')",
     }
-    assert conversation.messages[3]["tool_call_id"] == run["id"]
-    assert conversation.messages[3]["content"] == "2 passed"
-    assert conversation.messages[4]["content"] == "user's own search"
-    assert_paired(conversation.messages)
+    assert annotated(conversation)[3]["tool_call_id"] == run["id"]
+    assert annotated(conversation)[3]["content"] == "2 passed"
+    assert annotated(conversation)[4]["content"] == "user's own search"
+    assert_paired(annotated(conversation))

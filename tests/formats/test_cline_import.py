@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from format_helpers import DATA, assert_paired, roles
+from format_helpers import DATA, annotated, assert_paired, roles
 
 from compaction import CompactionConfig, compress
 from compaction.errors import FormatError
@@ -30,43 +30,43 @@ def test_every_native_call_is_answered_by_the_result_text_that_follows_it() -> N
     conversation = load_conversation(CLINE)
     assert conversation.format == "cline"
     uses = [b for m in history for b in m["content"] if b.get("type") == "tool_use"]
-    calls = [c for m in conversation.messages for c in tool_calls(m)]
+    calls = [c for m in annotated(conversation) for c in tool_calls(m)]
     assert [c["id"] for c in calls] == [u["id"] for u in uses]
     results = {
-        m["tool_call_id"]: m["content"] for m in conversation.messages if m["role"] == "tool"
+        m["tool_call_id"]: m["content"] for m in annotated(conversation) if m["role"] == "tool"
     }
     # The read's result is the block after its `[read_file for 'src/cli.ts'] Result:` header.
     assert results["toolu_01A"] == history[2]["content"][1]["text"]
     # The call Cline refused to run is answered by its refusal.
     assert results["toolu_03C"].startswith("Tool [execute_command] was not executed")
-    defined, answered = assert_paired(conversation.messages)
+    defined, answered = assert_paired(annotated(conversation))
     assert defined - answered == {"toolu_06F"}  # the task ended on this call
     # Valid for both providers once compacted (the issue: 231 calls, 0 results, invalid).
-    result = compress(conversation.messages, CompactionConfig(context_length=32_000))
+    result = compress(annotated(conversation), CompactionConfig(context_length=32_000))
     assert errors(validate(result.messages, "openai")) == []
     assert errors(validate(result.messages, "anthropic")) == []
 
 
 def test_the_users_words_are_split_from_the_task_wrapper_and_environment_details() -> None:
     conversation = load_conversation(CLINE)
-    first = conversation.messages[0]
+    first = annotated(conversation)[0]
     assert first == {
         "role": "user",
         "content": "Add a --verbose flag to the CLI in src/cli.ts that prints each step.",
     }
-    assert conversation.messages[1]["injected"] == "context"
-    assert conversation.messages[1]["content"].startswith("<environment_details>")
+    assert annotated(conversation)[1]["injected"] == "context"
+    assert annotated(conversation)[1]["content"].startswith("<environment_details>")
     # Feedback given on attempt_completion is the user's own message, after the results.
     feedback = next(
-        i for i, m in enumerate(conversation.messages) if "README.md, under Usage" in str(m)
+        i for i, m in enumerate(annotated(conversation)) if "README.md, under Usage" in str(m)
     )
-    assert conversation.messages[feedback] == {
+    assert annotated(conversation)[feedback] == {
         "role": "user",
         "content": "Also document the flag in README.md, under Usage.",
     }
-    assert conversation.messages[feedback - 1]["role"] == "tool"
-    assert "<feedback>" not in conversation.messages[feedback - 1]["content"]
-    assert last_user_index(conversation.messages) == feedback
+    assert annotated(conversation)[feedback - 1]["role"] == "tool"
+    assert "<feedback>" not in annotated(conversation)[feedback - 1]["content"]
+    assert last_user_index(annotated(conversation)) == feedback
     assert conversation.metadata["cwd"] == "/home/dev/tool"
 
 
@@ -81,7 +81,7 @@ def test_usage_model_and_version_come_from_the_ui_rows_and_task_metadata() -> No
         cached = request["cacheReads"] + request["cacheWrites"]
         assert call.input_tokens == request["tokensIn"] + cached
         assert (call.output_tokens, call.cost_usd) == (request["tokensOut"], request["cost"])
-        assert conversation.messages[call.position]["role"] == "assistant"
+        assert annotated(conversation)[call.position]["role"] == "assistant"
     assert conversation.metadata["model"] == metadata["model_usage"][-1]["model_id"]
     assert conversation.metadata["version"] == "3.32.0"
 
@@ -90,7 +90,9 @@ def test_usage_model_and_version_come_from_the_ui_rows_and_task_metadata() -> No
 def test_any_file_of_the_task_folder_opens_the_task(name: str) -> None:
     assert detect_format(CLINE / name).name == "cline"
     opened = load_conversation(CLINE / name)
-    assert opened.messages == load_conversation(CLINE).messages
+    reference = load_conversation(CLINE)
+    assert opened.messages == reference.messages
+    assert opened.marks == reference.marks
     assert len(opened.calls) == 5
 
 
@@ -104,7 +106,7 @@ def test_a_ui_messages_file_alone_says_where_the_conversation_is(tmp_path: Path)
 def test_xml_tool_calls_in_the_text_become_calls_with_their_parameters() -> None:
     history = _json(ROO / "api_conversation_history.json")
     conversation = load_conversation(ROO)
-    calls = [c for m in conversation.messages for c in tool_calls(m)]
+    calls = [c for m in annotated(conversation) for c in tool_calls(m)]
     assert [c["function"]["name"] for c in calls] == [
         "read_file",
         "apply_diff",
@@ -116,9 +118,10 @@ def test_xml_tool_calls_in_the_text_become_calls_with_their_parameters() -> None
     assert diff.startswith("<<<<<<< SEARCH") and diff.endswith(">>>>>>> REPLACE")
     # The prose around a call stays the assistant's text; the XML is the call.
     assert (
-        conversation.messages[2]["content"] == "<thinking>\nI need to see the handler.\n</thinking>"
+        annotated(conversation)[2]["content"]
+        == "<thinking>\nI need to see the handler.\n</thinking>"
     )
-    defined, answered = assert_paired(conversation.messages)
+    defined, answered = assert_paired(annotated(conversation))
     assert defined - answered == {calls[-1]["id"]}
     assert any("written as XML" in w for w in conversation.warnings)
     assert roles(conversation).count("assistant") == len(
@@ -132,17 +135,17 @@ def test_a_condensed_context_is_a_recorded_compaction_with_its_size_and_cost() -
     (compaction,) = conversation.compactions
     condense = next(r for r in rows if r.get("say") == "condense_context")["contextCondense"]
     assert compaction.tokens_before == condense["prevContextTokens"]
-    summary = conversation.messages[compaction.position]
+    summary = annotated(conversation)[compaction.position]
     assert summary["role"] == "assistant"
     assert content_text(summary).startswith("## 1. Previous Conversation")
     (call,) = [c for c in conversation.calls if c.position == compaction.position]
     assert (call.cost_usd, call.input_tokens) == (condense["cost"], None)
     # The resumption's own words are the user's; the rest of it is the harness's.
     resumed = next(
-        i for i, m in enumerate(conversation.messages) if m.get("content") == "Now run the tests."
+        i for i, m in enumerate(annotated(conversation)) if m.get("content") == "Now run the tests."
     )
-    assert conversation.messages[resumed - 1]["injected"] == "continuation"
-    assert last_user_index(conversation.messages) == resumed
+    assert annotated(conversation)[resumed - 1]["injected"] == "continuation"
+    assert last_user_index(annotated(conversation)) == resumed
     # No provider recorded: the Anthropic reading, said aloud.
     assert any("read the Anthropic way" in w for w in conversation.warnings)
     assert conversation.metadata["cwd"] == "/srv/lambda"
@@ -158,8 +161,8 @@ def test_a_result_no_call_waits_for_is_still_the_tools_text_not_the_users(tmp_pa
     ]
     (tmp_path / "api_conversation_history.json").write_text(json.dumps(history))
     conversation = load_conversation(tmp_path)
-    assert conversation.messages[-1]["injected"] == "tool-result"
-    assert last_user_index(conversation.messages) == 0
+    assert annotated(conversation)[-1]["injected"] == "tool-result"
+    assert last_user_index(annotated(conversation)) == 0
 
 
 def test_a_call_left_without_result_is_answered_before_the_users_words(tmp_path: Path) -> None:
@@ -187,9 +190,9 @@ def test_a_call_left_without_result_is_answered_before_the_users_words(tmp_path:
     (tmp_path / "api_conversation_history.json").write_text(json.dumps(history))
     conversation = load_conversation(tmp_path)
     assert roles(conversation) == ["user", "assistant", "tool", "tool", "user", "assistant"]
-    assert conversation.messages[3]["content"] == "(no result recorded for this call)"
-    assert conversation.messages[4]["injected"] == "interruption"
-    defined, answered = assert_paired(conversation.messages)
+    assert annotated(conversation)[3]["content"] == "(no result recorded for this call)"
+    assert annotated(conversation)[4]["injected"] == "interruption"
+    defined, answered = assert_paired(annotated(conversation))
     assert defined == answered == {"a", "b"}
     assert any("had no result in the next user message" in w for w in conversation.warnings)
 

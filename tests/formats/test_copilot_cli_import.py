@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from format_helpers import DATA, assert_paired, corpus_file, roles
+from format_helpers import DATA, annotated, assert_paired, corpus_file, roles
 
 import compaction
 from compaction.formats import copilot_cli, detect_format, load_conversation
@@ -50,20 +50,20 @@ def test_corpus_session() -> None:
     ]
     completes = [e["data"]["toolCallId"] for e in events if e["type"] == "tool.execution_complete"]
     assert len(requests) == len(completes) == 11
-    calls = [c["id"] for m in conversation.messages for c in tool_calls(m)]
+    calls = [c["id"] for m in annotated(conversation) for c in tool_calls(m)]
     assert calls == requests  # every call, in source order
-    results = [m["tool_call_id"] for m in conversation.messages if m["role"] == "tool"]
+    results = [m["tool_call_id"] for m in annotated(conversation) if m["role"] == "tool"]
     assert sorted(results) == sorted(completes)
-    defined, answered = assert_paired(conversation.messages)
+    defined, answered = assert_paired(annotated(conversation))
     assert defined == answered == set(requests)
 
     assistant_events = [e for e in events if e["type"] == "assistant.message"]
     assert roles(conversation).count("assistant") == len(assistant_events) == 6
     typed = [e for e in events if e["type"] == "user.message" and e["data"]["content"].strip()]
-    own = [m for m in conversation.messages if m["role"] == "user" and not is_injected(m)]
+    own = [m for m in annotated(conversation) if m["role"] == "user" and not is_injected(m)]
     assert len(own) == len(typed) == 1
     # The CLI's text around the typed words (the time before, a reminder after): marked context.
-    wrappers = [m for m in conversation.messages if m.get(INJECTED_KEY)]
+    wrappers = [m for m in annotated(conversation) if m.get(INJECTED_KEY)]
     assert [m[INJECTED_KEY] for m in wrappers] == ["context", "context"]
     assert wrappers[0]["content"].startswith("<current_datetime>")
     assert wrappers[1]["content"].startswith("<reminder>")
@@ -71,9 +71,11 @@ def test_corpus_session() -> None:
     # user.message with no typed text.
     prompts = {e["data"]["content"] for e in events if e["type"] == "system.message"}
     assert len(prompts) == 1
-    assert conversation.messages[0] == {"role": "system", "content": prompts.pop()}
+    assert annotated(conversation)[0] == {"role": "system", "content": prompts.pop()}
     assert roles(conversation).count("system") == 2
-    assert len(conversation.messages) == 2 + 3 * len(typed) + len(assistant_events) + len(completes)
+    assert len(annotated(conversation)) == 2 + 3 * len(typed) + len(assistant_events) + len(
+        completes
+    )
     assert set(roles(conversation)) <= {"system", "user", "assistant", "tool"}
 
     # The last real user request is exactly what the user typed; with the CLI's text around it,
@@ -81,7 +83,7 @@ def test_corpus_session() -> None:
     assert own[-1]["content"] == typed[-1]["data"]["content"].strip()
     sent = "\n\n".join([wrappers[0]["content"], own[-1]["content"], wrappers[1]["content"]])
     assert sent == typed[-1]["data"]["transformedContent"]
-    assert last_user_index(conversation.messages) == conversation.messages.index(own[-1])
+    assert last_user_index(annotated(conversation)) == annotated(conversation).index(own[-1])
     assert conversation.title is not None
     assert conversation.title.startswith(typed[0]["data"]["content"][:20])
 
@@ -89,8 +91,8 @@ def test_corpus_session() -> None:
     reasoned = [
         e["data"]["reasoningText"] for e in assistant_events if e["data"].get("reasoningText")
     ]
-    assert [m["reasoning"] for m in conversation.messages if m.get("reasoning")] == reasoned
-    assert not any(r[:40] in content_text(m) for r in reasoned for m in conversation.messages)
+    assert [m["reasoning"] for m in annotated(conversation) if m.get("reasoning")] == reasoned
+    assert not any(r[:40] in content_text(m) for r in reasoned for m in annotated(conversation))
 
     start = events[0]["data"]
     assert conversation.metadata["session_id"] == start["sessionId"]
@@ -111,12 +113,12 @@ def test_corpus_session() -> None:
     assert report.skipped["system.message"].count == 1
 
     result = compaction.compress(
-        conversation.messages, compaction.CompactionConfig(context_length=32000)
+        annotated(conversation), compaction.CompactionConfig(context_length=32000)
     )
     for provider in ("openai", "anthropic"):
         assert errors(validate(result.messages, provider)) == []
     small = compaction.compress(
-        conversation.messages, compaction.CompactionConfig(context_length=8000)
+        annotated(conversation), compaction.CompactionConfig(context_length=8000)
     )
     for provider in ("openai", "anthropic"):
         assert errors(validate(small.messages, provider)) == []
@@ -201,7 +203,7 @@ def test_handmade_session() -> None:
         "tool",
         "assistant",
     ]
-    time, user, call_turn = conversation.messages[1:4]
+    time, user, call_turn = annotated(conversation)[1:4]
     assert time == {
         "role": "user",
         "content": "<current_datetime>now</current_datetime>",
@@ -214,12 +216,12 @@ def test_handmade_session() -> None:
     assert [c["function"]["name"] for c in tool_calls(call_turn)] == ["bash", "view"]
     assert json.loads(tool_calls(call_turn)[0]["function"]["arguments"]) == {"command": "pytest"}
     # Results follow their calls in call order, though c2 completed first.
-    assert [m["tool_call_id"] for m in conversation.messages[4:6]] == ["c1", "c2"]
-    assert conversation.messages[4]["content"] == "1 failed"
-    assert "Error: no such file" in conversation.messages[5]["content"]
-    defined, answered = assert_paired(conversation.messages)
+    assert [m["tool_call_id"] for m in annotated(conversation)[4:6]] == ["c1", "c2"]
+    assert annotated(conversation)[4]["content"] == "1 failed"
+    assert "Error: no such file" in annotated(conversation)[5]["content"]
+    defined, answered = assert_paired(annotated(conversation))
     assert defined == answered == {"c1", "c2"}
-    assert conversation.messages[-1]["content"] == "Fixed it."
+    assert annotated(conversation)[-1]["content"] == "Fixed it."
     assert conversation.metadata["session_id"] == "s-1"
     assert conversation.metadata["version"] == "1.0.40"
     assert conversation.metadata["cwd"] == "/repo"
@@ -272,12 +274,12 @@ def test_cut_off_session_and_compaction() -> None:
     conversation = load_conversation(_jsonl(events))
     assert roles(conversation) == ["user", "assistant", "user", "system", "assistant"]
     # A custom tool's raw text arguments become a JSON object.
-    call = tool_calls(conversation.messages[1])[0]
+    call = tool_calls(annotated(conversation)[1])[0]
     assert json.loads(call["function"]["arguments"]) == {"input": "ls -la"}
     (compacted,) = conversation.compactions
     assert compacted.position == 2 and compacted.trigger == "auto"
     assert compacted.tokens_before == 150000 and compacted.line == 5
-    assert conversation.messages[2]["content"] == compacted.summary
+    assert annotated(conversation)[2]["content"] == compacted.summary
     warnings = "\n".join(conversation.warnings)
     assert "line 4" in warnings  # the result of a call never made
     assert "no tool.execution_complete result" in warnings and "a" in warnings

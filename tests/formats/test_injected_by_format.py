@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import pytest
+from format_helpers import annotated
 
 from compaction.formats import load_conversation
 from compaction.messages import INJECTED_KEY, INJECTED_KINDS, Message, content_text, last_user_index
@@ -110,7 +111,7 @@ def _codex(*records: dict[str, Any]) -> list[Message]:
         "session_meta",
         {"id": "s", "cwd": "/repo", "originator": "codex_vscode", "cli_version": "0.94.0"},
     )
-    return load_conversation(_jsonl(meta, *records)).messages
+    return annotated(load_conversation(_jsonl(meta, *records)))
 
 
 def test_codex_ide_context_is_split_from_the_users_request() -> None:
@@ -205,7 +206,7 @@ def test_copilot_cli_typed_words_are_split_from_the_time_and_reminders() -> None
         },
         {"type": "assistant.message", "data": {"content": "mdBook or rustdoc."}, "id": "e3"},
     ]
-    messages = load_conversation(_jsonl(*events)).messages
+    messages = annotated(load_conversation(_jsonl(*events)))
     assert _marks(messages) == [
         ("user", "context"),
         ("user", None),
@@ -241,7 +242,7 @@ def test_antigravity_request_is_split_from_metadata_and_a_checkpoint_is_a_handof
         _step(2, "SYSTEM", "CHECKPOINT", "{{ CHECKPOINT 1 }} The user wants the system built."),
         _step(3, "MODEL", "PLANNER_RESPONSE", "Continuing."),
     ]
-    messages = load_conversation(_jsonl(*steps)).messages
+    messages = annotated(load_conversation(_jsonl(*steps)))
     assert _marks(messages) == [
         ("user", None),
         ("user", "context"),
@@ -278,7 +279,7 @@ def test_gemini_cli_continue_nudge_and_compression_snapshot_are_marked() -> None
         message("u3", "user", [{"text": "<state_snapshot>\n<overall_goal>uv</overall_goal>"}]),
         message("g3", "gemini", "Got it."),
     )
-    messages = load_conversation(text).messages
+    messages = annotated(load_conversation(text))
     assert _marks(messages) == [
         ("user", None),
         ("assistant", None),
@@ -315,7 +316,7 @@ def test_openhands_error_observation_and_stand_in_user_reply_are_marked() -> Non
             "extras": {"error_id": ""},
         },
     ]
-    messages = load_conversation(_jsonl({"instance_id": "i", "history": history})).messages
+    messages = annotated(load_conversation(_jsonl({"instance_id": "i", "history": history})))
     assert _marks(messages) == [
         ("system", None),
         ("user", None),
@@ -344,7 +345,7 @@ def test_swe_agent_text_action_observations_and_demonstrations_are_marked() -> N
         },
     ]
     document = json.dumps({"history": history, "trajectory": [], "info": {}})
-    messages = load_conversation(document).messages
+    messages = annotated(load_conversation(document))
     assert _marks(messages) == [
         ("system", None),
         ("user", "context"),
@@ -375,7 +376,7 @@ def test_aider_prompts_that_only_drive_the_tool_are_commands() -> None:
         "> Invalid command: /bye  \n\n"
         "#### /exit  \n"
     )
-    messages = load_conversation(history).messages
+    messages = annotated(load_conversation(history))
     users = [
         (m["content"].splitlines()[0], m.get(INJECTED_KEY)) for m in messages if m["role"] == "user"
     ]

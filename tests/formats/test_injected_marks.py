@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from format_helpers import corpus_file
+from format_helpers import annotated, corpus_file
 
 from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
@@ -84,7 +84,7 @@ def test_claude_code_stop_hook_feedback_stays_apart_from_the_users_words(tmp_pat
         + _record("user", "c", "a", "<command-name>/clear</command-name>")
         + _record("user", "h", "c", "Stop hook feedback:\nStill dirty.", isMeta=True)
     )
-    messages = load_conversation(path).messages
+    messages = annotated(load_conversation(path))
     assert [(m["role"], m.get(INJECTED_KEY)) for m in messages] == [
         ("user", None),
         ("user", "stop-hook"),
@@ -96,7 +96,9 @@ def test_claude_code_stop_hook_feedback_stays_apart_from_the_users_words(tmp_pat
     assert last_user_index(messages) == 0
 
 
-def test_the_mark_survives_compaction_and_no_exporter_sends_it() -> None:
+def test_the_mark_survives_compaction_beside_the_messages_never_in_them() -> None:
+    """A list that still carries `injected` keys (an older import, a caller's own) is read at
+    the door; the output carries provider fields only, its marks in `result.marks` (issue 30)."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": "Build the release."}]
     for number in range(8):
         messages.append({"role": "assistant", "content": f"step {number} " + "x" * 400})
@@ -107,14 +109,16 @@ def test_the_mark_survives_compaction_and_no_exporter_sends_it() -> None:
     )
     assert result.summary is not None
     assert result.summary.sections["Active Task"] == "Build the release."
-    assert any(m.get(INJECTED_KEY) for m in result.messages)
+    assert not any(INJECTED_KEY in m for m in result.messages)
+    assert result.marks and set(result.marks.values()) == {"system-reminder"}
+    assert all(result.messages[i]["role"] == "user" for i in result.marks)
     for format in ("openai", "anthropic"):
         assert INJECTED_KEY not in json.dumps(dump_conversation(result.messages, format))
 
 
 def test_codex_project_context_is_marked_on_the_corpus_session() -> None:
     path = corpus_file("codex-empireofbits__codex-session.jsonl")
-    messages = load_conversation(path).messages
+    messages = annotated(load_conversation(path))
     marked = [m for m in messages if m.get(INJECTED_KEY)]
     assert marked, "the AGENTS.md / environment context user turns carry the mark"
     assert all(m["role"] == "user" for m in marked)

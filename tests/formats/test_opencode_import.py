@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from format_helpers import DATA, assert_paired, corpus_file, roles
+from format_helpers import DATA, annotated, assert_paired, corpus_file, roles
 
 from compaction.errors import FormatError
 from compaction.formats import detect_format, load_conversation, load_conversations
@@ -37,24 +37,24 @@ def test_an_export_becomes_steps_tool_results_and_injected_harness_text() -> Non
         "user", "assistant", "user", "assistant", "tool",
     ]  # fmt: skip
     tools = _parts(export, "tool")
-    assert [c["id"] for m in conversation.messages for c in tool_calls(m)] == [
+    assert [c["id"] for m in annotated(conversation) for c in tool_calls(m)] == [
         p["callID"] for p in tools
     ]
     results = {
-        m["tool_call_id"]: m["content"] for m in conversation.messages if m["role"] == "tool"
+        m["tool_call_id"]: m["content"] for m in annotated(conversation) if m["role"] == "tool"
     }
     assert results["toolu_01"] == tools[0]["state"]["output"]
     assert results["toolu_03"] == tools[2]["state"]["error"]  # already says "Error: …"
     assert results["toolu_04"] == "Error: [Tool execution was interrupted]"  # still running
-    defined, answered = assert_paired(conversation.messages)
+    defined, answered = assert_paired(annotated(conversation))
     assert defined == answered
     # The @-file's synthetic parts are the harness's; the user's words stay theirs.
-    words, read = conversation.messages[0], conversation.messages[1]
+    words, read = annotated(conversation)[0], annotated(conversation)[1]
     assert words["content"] == export["messages"][0]["parts"][0]["text"]
     assert read["injected"] == "context" and read["content"].startswith("Called the Read tool")
-    assert conversation.messages[2]["reasoning"] == _parts(export, "reasoning")[0]["text"]
-    assert conversation.messages[9]["injected"] == "continuation"  # OpenCode's "Continue if…"
-    assert last_user_index(conversation.messages) == 0
+    assert annotated(conversation)[2]["reasoning"] == _parts(export, "reasoning")[0]["text"]
+    assert annotated(conversation)[9]["injected"] == "continuation"  # OpenCode's "Continue if…"
+    assert last_user_index(annotated(conversation)) == 0
     assert conversation.metadata["cwd"] == "/home/dev/api"
     assert conversation.title == "Rate-limit the login endpoint"
 
@@ -66,8 +66,8 @@ def test_an_exports_compaction_is_recorded_where_its_summary_is() -> None:
     summary = next(m for m in export["messages"] if m["info"].get("summary") is True)
     text = next(p["text"] for p in summary["parts"] if p["type"] == "text")
     assert (compaction.agent, compaction.trigger, compaction.summary) == ("opencode", "auto", text)
-    assert content_text(conversation.messages[compaction.position]) == text
-    request = conversation.messages[compaction.position - 1]
+    assert content_text(annotated(conversation)[compaction.position]) == text
+    request = annotated(conversation)[compaction.position - 1]
     assert (request["content"], request["injected"]) == ("What did we do so far?", "compaction")
     # The context before it: the prompt and output of the last call before the compaction.
     last = _parts(export, "step-finish")[1]["tokens"]
@@ -92,7 +92,7 @@ def test_each_step_finish_is_a_call_with_the_whole_prompt_and_its_cost() -> None
         assert call.output_tokens == tokens["output"] + tokens["reasoning"]
         assert call.reasoning_tokens == tokens["reasoning"]
         assert call.cost_usd == finish["cost"]
-        assert conversation.messages[call.position]["role"] == "assistant"
+        assert annotated(conversation)[call.position]["role"] == "assistant"
     assert [c.position for c in conversation.calls] == [2, 4, 8, 10]
 
 
@@ -101,16 +101,16 @@ def test_the_corpus_session_with_a_compaction() -> None:
     export = json.loads(path.read_text())
     conversation = load_conversation(path)
     tools = _parts(export, "tool")
-    calls = [c for m in conversation.messages for c in tool_calls(m)]
+    calls = [c for m in annotated(conversation) for c in tool_calls(m)]
     assert [c["id"] for c in calls] == [p["callID"] for p in tools] and len(calls) == 47
-    defined, answered = assert_paired(conversation.messages)
+    defined, answered = assert_paired(annotated(conversation))
     assert defined == answered
     assert len(conversation.calls) == len(_parts(export, "step-finish")) == 35
     # 1.2.5 writes `total` = input + output + cache: the output already holds the reasoning.
     first = _parts(export, "step-finish")[0]["tokens"]
     assert conversation.calls[0].output_tokens == first["output"]
     (compaction,) = conversation.compactions
-    assert (compaction.trigger, compaction.position) == ("manual", len(conversation.messages) - 1)
+    assert (compaction.trigger, compaction.position) == ("manual", len(annotated(conversation)) - 1)
     assert compaction.tokens_before == 118_210  # the last call's tokens.total before it
     typed = [
         p["text"]
@@ -119,7 +119,9 @@ def test_the_corpus_session_with_a_compaction() -> None:
         for p in m["parts"]
         if p["type"] == "text" and not p.get("synthetic")
     ]
-    assert content_text(conversation.messages[last_user_index(conversation.messages)]) == typed[-1]
+    assert (
+        content_text(annotated(conversation)[last_user_index(annotated(conversation))]) == typed[-1]
+    )
     assert conversation.metadata["cwd"] == export["info"]["directory"]
     (event,) = audit(conversation, RoughCounter()).events
     assert (event.agent, event.trigger, event.tokens_before) == ("opencode", "manual", 118_210)
@@ -200,6 +202,7 @@ def _database(path: Path) -> dict[str, Any]:
 def _same_as_export(conversation: Any) -> None:
     exported = load_conversation(EXPORT)
     assert conversation.messages == exported.messages
+    assert conversation.marks == exported.marks
     assert [c.to_dict() | {"line": None} for c in conversation.calls] == [
         c.to_dict() | {"line": None} for c in exported.calls
     ]

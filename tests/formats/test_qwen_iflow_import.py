@@ -7,7 +7,7 @@ import itertools
 import json
 from typing import Any
 
-from format_helpers import DATA, assert_paired, roles
+from format_helpers import DATA, annotated, assert_paired, roles
 
 from compaction.formats import detect_format, load_conversation
 from compaction.lab.audit import audit
@@ -28,20 +28,20 @@ def test_qwen_code_parts_become_messages_with_paired_calls_and_reasoning() -> No
     assert detect_format(QWEN).name == conversation.format == "qwen-code"
     parts = [p for r in records if r["type"] == "assistant" for p in r["message"]["parts"]]
     call_ids = [p["functionCall"]["id"] for p in parts if "functionCall" in p]
-    assert [c["id"] for m in conversation.messages for c in tool_calls(m)] == call_ids
+    assert [c["id"] for m in annotated(conversation) for c in tool_calls(m)] == call_ids
     responses = [
         p["functionResponse"]["id"]
         for r in records
         if r["type"] == "tool_result"
         for p in r["message"]["parts"]
     ]
-    assert [m["tool_call_id"] for m in conversation.messages if m["role"] == "tool"] == responses
-    defined, answered = assert_paired(conversation.messages)
+    assert [m["tool_call_id"] for m in annotated(conversation) if m["role"] == "tool"] == responses
+    defined, answered = assert_paired(annotated(conversation))
     assert defined == answered == set(call_ids)
-    first = conversation.messages[1]
+    first = annotated(conversation)[1]
     assert first["reasoning"] == parts[0]["text"]  # the `thought: true` part
     assert first["content"] == parts[1]["text"]
-    rejected = conversation.messages[5]
+    rejected = annotated(conversation)[5]
     assert rejected["content"].startswith("Error: User rejected this change")
     assert conversation.metadata["cwd"] == "/home/dev/shop"
     assert conversation.metadata["model"] == "qwen3-coder-plus"
@@ -49,7 +49,7 @@ def test_qwen_code_parts_become_messages_with_paired_calls_and_reasoning() -> No
 
 def test_qwen_code_splits_the_users_words_from_the_referenced_files() -> None:
     conversation = load_conversation(QWEN)
-    words, files = conversation.messages[7], conversation.messages[8]
+    words, files = annotated(conversation)[7], annotated(conversation)[8]
     assert words["content"] == (
         "Run the tests first, then apply the fix. The expected values are in @tests/test_cart.py"
     )
@@ -57,7 +57,7 @@ def test_qwen_code_splits_the_users_words_from_the_referenced_files() -> None:
     assert files["injected"] == "context"
     assert files["content"].startswith("--- Content from referenced files ---")
     assert "assert total(items, coupon) == 90.0" in files["content"]
-    assert last_user_index(conversation.messages) == 7
+    assert last_user_index(annotated(conversation)) == 7
 
 
 def test_qwen_code_chat_compression_is_a_recorded_compaction_the_audit_finds() -> None:
@@ -69,7 +69,7 @@ def test_qwen_code_chat_compression_is_a_recorded_compaction_the_audit_finds() -
     assert (compaction.agent, compaction.trigger, compaction.line) == ("qwen-code", "manual", 12)
     assert compaction.tokens_before == payload["info"]["originalTokenCount"] == 13_510
     assert compaction.summary == snapshot
-    summary = conversation.messages[compaction.position]
+    summary = annotated(conversation)[compaction.position]
     assert (summary["content"], summary["injected"]) == (snapshot, "compaction")
     (event,) = audit(conversation, RoughCounter()).events
     assert (event.agent, event.position, event.tokens_before) == ("qwen-code", 6, 13_510)
@@ -96,7 +96,7 @@ def test_qwen_code_usage_comes_from_telemetry_at_the_message_each_call_produced(
     assert [c.position for c in conversation.calls] == [1, 4, 6, 9, 11, 13]
     for call in conversation.calls:
         if call.position != 6:
-            assert conversation.messages[call.position]["role"] == "assistant"
+            assert annotated(conversation)[call.position]["role"] == "assistant"
 
 
 def test_qwen_code_without_telemetry_takes_usage_from_the_assistant_records(tmp_path: Any) -> None:
@@ -124,11 +124,11 @@ def test_iflow_tool_results_are_the_function_responses_output() -> None:
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 holder = block["content"].get("responseParts", block["content"])
                 outputs.append(holder["functionResponse"]["response"]["output"])
-    assert [m["content"] for m in conversation.messages if m["role"] == "tool"] == outputs
-    defined, answered = assert_paired(conversation.messages)
+    assert [m["content"] for m in annotated(conversation) if m["role"] == "tool"] == outputs
+    defined, answered = assert_paired(annotated(conversation))
     assert defined == answered == {"call_-7848967933605705235", "call_5521"}
     assert conversation.metadata["cwd"] == "/Users/dev/Code/notes"
-    assert content_text(conversation.messages[0]).startswith("List the notes folder")
+    assert content_text(annotated(conversation)[0]).startswith("List the notes folder")
 
 
 def test_iflow_usage_of_zero_is_no_usage() -> None:
@@ -164,8 +164,8 @@ def test_qwen_code_calls_a_cancelled_turn_left_open_are_answered_before_it_goes_
     path = tmp_path / "chat.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in kept))
     conversation = load_conversation(path)
-    defined, answered = assert_paired(conversation.messages)
+    defined, answered = assert_paired(annotated(conversation))
     assert defined == answered
-    closed = next(m for m in conversation.messages if m.get("tool_call_id") == "call_shell_1")
+    closed = next(m for m in annotated(conversation) if m.get("tool_call_id") == "call_shell_1")
     assert closed["content"] == "(no result recorded for this call)"
     assert any("a cancelled turn" in w for w in conversation.warnings)

@@ -150,7 +150,7 @@ def test_a_slash_command_and_its_expansion_are_the_latest_request(tmp_path: Path
     path, command = _session(tmp_path)
     result, conversation = _compact(path)
     message = conversation.messages[command]
-    assert message["injected"] == SLASH_COMMAND
+    assert conversation.marks[command] == SLASH_COMMAND
     assert EXPANSION.splitlines()[0] in message["content"]  # one turn: command and expansion
     assert result.summary is not None
     task = result.summary.section_items("Active Task")[0]
@@ -168,8 +168,9 @@ def test_a_local_command_is_not_a_request(tmp_path: Path) -> None:
     s.user("<command-name>/model</command-name>\n<command-message>model</command-message>")
     s.user("<local-command-stdout>Set model to opus</local-command-stdout>")
     conversation = load_conversations(s.write(tmp_path))[0]
-    kinds = [m.get("injected") for m in conversation.messages]
+    kinds = [conversation.marks.get(i) for i in range(len(conversation.messages))]
     assert kinds == [None, "command", "command"]
+    assert not any("injected" in m for m in conversation.messages)  # beside them, not in them
 
 
 def test_constraints_are_only_what_the_user_typed(tmp_path: Path) -> None:

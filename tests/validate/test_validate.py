@@ -462,3 +462,16 @@ def test_arguments_holding_nan_are_invalid_json_for_the_provider() -> None:
 
     text = json.dumps(dump_conversation(messages, "anthropic"), allow_nan=False)
     assert '"_raw": "{\\"x\\": NaN}"' in text
+
+
+def test_a_field_the_api_does_not_take_is_flagged_for_both_providers() -> None:
+    """An importer's annotation reaching a request is a 400 (issue 30): `injected` is an error;
+    a model's `reasoning`, which the exporters leave out, a warning."""
+    messages = [
+        {"role": "user", "content": "hi", "injected": "hook"},
+        {"role": "assistant", "content": "hello", "reasoning": "thought"},
+    ]
+    for provider in ("openai", "anthropic"):
+        found = [(p.index, p.rule, p.severity) for p in validate(messages, provider)]
+        assert (0, "unknown-field", "error") in found
+        assert (1, "unknown-field", "warning") in found

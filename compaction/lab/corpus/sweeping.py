@@ -54,6 +54,7 @@ def sweep_file(task: FileTask) -> list[dict[str, Any]]:
     from compaction.formats import load_conversations
     from compaction.lab.probes import mine_facts
     from compaction.lab.sweep.worker import Evaluator
+    from compaction.messages import split_marks
     from compaction.summarizers.factory import make_summarizer
 
     try:
@@ -83,8 +84,11 @@ def sweep_file(task: FileTask) -> list[dict[str, Any]]:
                     api_key=os.environ.get(API_KEY_VARIABLE),
                 )
             )
-            messages = conversation.messages
-            evaluator = Evaluator([messages], [mine_facts(messages)], summarizer)
+            # The importer's marks (which user turns the harness sent) beside the messages.
+            messages, marks = split_marks(conversation.messages, conversation.marks)
+            evaluator = Evaluator(
+                [messages], [mine_facts(messages, marks=marks)], summarizer, marks=[marks]
+            )
             runs = [evaluator.run(config, 0, point_peer(params)) for params, config in task.points]
         except CompactionError as exc:
             results.append({"session": label, "error": str(exc)})

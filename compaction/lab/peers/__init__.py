@@ -84,10 +84,13 @@ def run_at_target(
     target_tokens: int,
     counter: TokenCounter,
     summarizer: Summarizer,
+    marks: dict[int, str] | None = None,
 ) -> PeerRun:
     """One compaction by `peer`, forced, at the window whose trigger fires at `target_tokens`
-    (so the peer's budgets derive from the same target as every other strategy's)."""
-    return peer.compact(messages, peer.window_for(target_tokens), counter, summarizer, PeerState())
+    (so the peer's budgets derive from the same target as every other strategy's). `marks`:
+    which user turns the harness sent (the conversation's)."""
+    window = peer.window_for(target_tokens)
+    return peer.compact(messages, window, counter, summarizer, PeerState(marks=marks))
 
 
 __all__ = [

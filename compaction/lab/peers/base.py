@@ -19,12 +19,14 @@ from typing import Any, ClassVar, Protocol
 
 from compaction.errors import ConfigError, SummarizationError
 from compaction.messages import (
+    Marks,
     Message,
     content_text,
     has_tool_calls,
     is_injected,
     is_summary_message,
     last_user_index,
+    mark_of,
 )
 from compaction.phases.summarize import build_prompt, serialize_turns
 from compaction.result import FOLDED, KEPT, CompactionResult
@@ -57,6 +59,9 @@ class PeerState:
     previous_summary: str | None = None
     ineffective: int = 0  # compactions in a row that freed little (hermes' anti-thrash)
     compactions: int = 0
+    #: Which user turns of the conversation compacted the harness sent (messages.Marks, by
+    #: index): never the request a peer's summary quotes.
+    marks: dict[int, str] | None = None
 
 
 @dataclass
@@ -213,18 +218,21 @@ def is_real_user(message: Message) -> bool:
     return message.get("role") == "user" and not is_summary_message(message)
 
 
-def latest_user_text(messages: Sequence[Message]) -> str | None:
+def latest_user_text(messages: Sequence[Message], marks: Marks | None = None) -> str | None:
     """The user's own latest request, as the engine finds it (`last_user_index`: harness text
     such as stop-hook feedback is no request while the user has one of their own)."""
-    index = last_user_index(messages)
+    index = last_user_index(messages, marks=marks)
     return None if index is None else content_text(messages[index])
 
 
-def first_user_text(messages: Sequence[Message]) -> str | None:
+def first_user_text(messages: Sequence[Message], marks: Marks | None = None) -> str | None:
     """The user's own first message (harness text skipped while the user wrote one)."""
-    users = [message for message in messages if is_real_user(message)]
-    own = next((message for message in users if not is_injected(message)), None)
-    chosen = own if own is not None else next(iter(users), None)
+    users = [(i, message) for i, message in enumerate(messages) if is_real_user(message)]
+    own = next(
+        (m for i, m in users if not is_injected(m, mark_of(m, i, marks))),
+        None,
+    )
+    chosen = own if own is not None else next((m for _, m in users), None)
     return None if chosen is None else content_text(chosen)
 
 
@@ -249,6 +257,7 @@ def write_summary(
     counter: TokenCounter,
     whole: Sequence[Message],
     previous: str | None = None,
+    marks: Marks | None = None,
 ) -> tuple[str, Summary | None, str | None]:
     """Our summariser's summary of `folded` (the text, the parsed sections, the fallback reason).
 
@@ -264,9 +273,9 @@ def write_summary(
         budget_tokens=budget,
         prompt=build_prompt(serialized, budget, previous),
         previous_summary=previous,
-        latest_user_request=latest_user_text(whole),
+        latest_user_request=latest_user_text(whole, marks),
         raw_turns=list(raw),
-        first_user_request=first_user_text(whole),
+        first_user_request=first_user_text(whole, marks),
         counter=counter,
     )
     fallback: str | None = None

@@ -188,6 +188,7 @@ class Codex:
             counter,
             original,
             previous,
+            marks=state.marks if state is not None else None,
         )
         summary_message: Message = {"role": "user", "content": f"{HANDOFF_PREAMBLE}\n\n{text}"}
         output = [dict(original[i]) for i in initial]

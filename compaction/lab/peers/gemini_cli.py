@@ -201,6 +201,7 @@ class GeminiCli:
             counter,
             original,
             previous,
+            marks=state.marks if state is not None else None,
         )
         snapshot: Message = {
             "role": "user",

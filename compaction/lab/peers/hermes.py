@@ -209,6 +209,7 @@ class Hermes:
             counter,
             original,
             previous,
+            marks=state.marks if state is not None else None,
         )
         body = summary_content(text, is_marker=parsed is None)
         head = pruned[:head_end]

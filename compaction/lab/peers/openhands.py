@@ -177,7 +177,14 @@ class OpenHands:
         ]
         budget = default_summary_budget(sum(counter.count_message(m) for m in cut))
         text, parsed, fallback = write_summary(
-            cut, cut, budget, summarizer, counter, original, previous
+            cut,
+            cut,
+            budget,
+            summarizer,
+            counter,
+            original,
+            previous,
+            marks=state.marks if state is not None else None,
         )
         summary_message: Message = {
             "role": "user",

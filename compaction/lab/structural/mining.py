@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from compaction.lab.structural.definitions import (
     call_skills,
@@ -17,6 +17,7 @@ from compaction.lab.structural.definitions import (
 from compaction.lab.structural.facts import CATEGORIES, StructuralFact, position_of
 from compaction.lab.structural.missing import missing_paths
 from compaction.lab.structural.transcript import (
+    _mark,
     call_paths,
     error_key,
     failed,
@@ -129,11 +130,14 @@ def _written(call: dict[str, object], index: int, facts: _Facts) -> None:
             facts.add("definitions", place + doc, index, doc)
 
 
-def mine(messages: Sequence[Message]) -> list[StructuralFact]:
+def mine(
+    messages: Sequence[Message], marks: Mapping[int, str] | None = None
+) -> list[StructuralFact]:
     """The structural facts of `messages` (never modified), newest first in each category
-    (`early_errors` oldest first)."""
+    (`early_errors` oldest first). `marks` says which user turns the harness sent (the
+    conversation's marks; left out, the messages' own `injected` keys)."""
     facts = _Facts(len(messages))
-    latest = latest_request(messages)
+    latest = latest_request(messages, marks)
     if latest is not None:
         first_line = next(line for line in latest[1].splitlines() if line.strip())
         facts.add("latest_request", first_line.strip()[:LATEST_REQUEST_CHARS], latest[0])
@@ -144,7 +148,7 @@ def mine(messages: Sequence[Message]) -> list[StructuralFact]:
         if not isinstance(message, dict):
             continue
         content = text(message)
-        own = own_words(message)
+        own = own_words(message, _mark(message, index, marks))
         if own is not None:
             for sentence in reversed(sentences(own)):
                 if _RULE.search(sentence) and len(sentence) <= MAX_SENTENCE_CHARS:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from compaction.messages import INJECTED_KEY, Message, call_arguments
@@ -60,9 +60,19 @@ def is_summary(content: str) -> bool:
 # -- whose words ------------------------------------------------------------------------------
 
 
-def own_words(message: Message) -> str | None:
-    """The user's own words in a user-role message, or None when it is not the user speaking."""
-    if message.get("role") != "user" or message.get(INJECTED_KEY):
+def _mark(message: Message, index: int, marks: Mapping[int, str] | None) -> str | None:
+    """A message's mark: from the conversation's marks when given, else its `injected` key."""
+    if marks is not None:
+        return marks.get(index)
+    kind = message.get(INJECTED_KEY)
+    return kind if isinstance(kind, str) and kind else None
+
+
+def own_words(message: Message, mark: str | object | None = ...) -> str | None:
+    """The user's own words in a user-role message, or None when it is not the user speaking
+    (`mark`: the message's mark from the conversation's marks; left out, its `injected` key)."""
+    kind = message.get(INJECTED_KEY) if mark is ... else mark
+    if message.get("role") != "user" or kind:
         return None
     content = text(message)
     if is_summary(content) or _WRAPPER_START.match(content):
@@ -71,12 +81,14 @@ def own_words(message: Message) -> str | None:
     return own or None
 
 
-def latest_request(messages: Sequence[Message]) -> tuple[int, str] | None:
+def latest_request(
+    messages: Sequence[Message], marks: Mapping[int, str] | None = None
+) -> tuple[int, str] | None:
     """(index, text) of the user's latest message of their own."""
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         if isinstance(message, dict):
-            own = own_words(message)
+            own = own_words(message, _mark(message, index, marks))
             if own is not None:
                 return index, own
     return None

@@ -17,6 +17,7 @@ from typing import Any
 
 from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
+from compaction.lab.memory import with_lab_cache
 from compaction.lab.sweep.grid import grid_configs, normalise_grid, parse_grid
 from compaction.summarizers.base import StaticSummarizer
 from compaction.tokens import make_counter
@@ -72,6 +73,7 @@ def counter(config: CompactionConfig) -> Any:
     return make_counter(config.counter, config.model)
 
 
+@with_lab_cache
 def estimate_cost(
     conversations: Sequence[Any],
     grid: Mapping[str, Sequence[Any]] | Sequence[str],

@@ -27,6 +27,7 @@ from typing import Any
 
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError
+from compaction.lab.memory import with_lab_cache
 from compaction.lab.peers import Peer
 from compaction.lab.probes import CATEGORIES, mine_facts
 from compaction.lab.sweep.frontier import pareto_frontier, recommend, recommendation_snippets
@@ -40,7 +41,7 @@ from compaction.lab.sweep.grid import (
     point_peer,
 )
 from compaction.lab.sweep.worker import Evaluator, init_worker, pool_context, run_in_worker
-from compaction.messages import Message
+from compaction.messages import Message, split_marks
 from compaction.summarizers.base import Summarizer
 from compaction.tokens import make_counter
 
@@ -264,17 +265,25 @@ class Sweep:
             raise ConfigError(f"not a sweep: {type(exc).__name__}: {exc}") from exc
 
 
-def _messages_of(conversation: Any) -> tuple[list[Message], str | None, str | None]:
+def _messages_of(
+    conversation: Any,
+) -> tuple[list[Message], str | None, str | None, dict[int, str]]:
+    """(messages, title, format, marks) of a message list or a Conversation; the marks (which
+    user turns the harness sent) beside the messages, from either."""
     if isinstance(conversation, list):
-        return conversation, None, None
-    messages = getattr(conversation, "messages", None)
-    if not isinstance(messages, list):
+        messages, marks = split_marks(conversation)
+        return messages, None, None, marks
+    given = getattr(conversation, "messages", None)
+    if not isinstance(given, list):
         raise ConfigError(
             f"sweep() takes message lists or Conversations, got {type(conversation).__name__}"
         )
-    return messages, getattr(conversation, "title", None), getattr(conversation, "format", None)
+    messages, marks = split_marks(given, getattr(conversation, "marks", None))
+    title, fmt = getattr(conversation, "title", None), getattr(conversation, "format", None)
+    return messages, title, fmt, marks
 
 
+@with_lab_cache
 def sweep(
     conversations: Sequence[Any],
     grid: Mapping[str, Sequence[Any]] | Sequence[str],
@@ -304,7 +313,13 @@ def sweep(
     messages = [entry[0] for entry in loaded]
     started = time.perf_counter()
     counters = sorted({(str(config.counter), config.model) for _, config in configs})
-    evaluator = Evaluator(messages, [mine_facts(m) for m in messages], summarizer)
+    marks = [entry[3] for entry in loaded]
+    evaluator = Evaluator(
+        messages,
+        [mine_facts(m, marks=k) for m, k in zip(messages, marks, strict=True)],
+        summarizer,
+        marks=marks,
+    )
     evaluator.warm(counters)
     base_counter = make_counter(base.counter, base.model)
     described = [
@@ -314,7 +329,7 @@ def sweep(
             "messages": len(m),
             "tokens": base_counter.count_messages(m),
         }
-        for m, title, fmt in loaded
+        for m, title, fmt, _ in loaded
     ]
     work = [(config, point_peer(params)) for params, config in configs]
     runs = _run_points(evaluator, work, counters, jobs, progress)

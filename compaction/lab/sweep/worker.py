@@ -31,11 +31,13 @@ from typing import Any
 
 from compaction.compactor import compress
 from compaction.config import CompactionConfig
+from compaction.lab.memory import with_lab_cache
 from compaction.lab.peers import Peer, PeerState
 from compaction.lab.probes import Fact, recall
 from compaction.lab.structural import StructuralFact, mine, structural_recall
 from compaction.messages import Message
 from compaction.summarizers.base import Summarizer
+from compaction.summary.recorded import SessionRecord
 from compaction.tokens import make_counter
 from compaction.validate import PROVIDERS, errors, is_summary, validate
 
@@ -49,10 +51,17 @@ class Evaluator:
     summarizer: Summarizer | None
     #: The independent measure's facts (structural.py), mined once per conversation.
     structural_facts: list[list[StructuralFact]] = field(default_factory=list)
+    #: Each conversation's marks (which user turns the harness sent), beside its messages.
+    marks: list[dict[int, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        if not self.marks:
+            self.marks = [{} for _ in self.conversations]
         if not self.structural_facts:
-            self.structural_facts = [mine(messages) for messages in self.conversations]
+            self.structural_facts = [
+                mine(messages, marks)
+                for messages, marks in zip(self.conversations, self.marks, strict=True)
+            ]
 
     def warm(self, counters: Sequence[tuple[str, str]]) -> None:
         """Count every message once with each (counter, model) the grid uses."""
@@ -61,6 +70,7 @@ class Evaluator:
             for messages in self.conversations:
                 counter.count_messages(messages)
 
+    @with_lab_cache
     def run(
         self, config: CompactionConfig, conversation: int, peer: Peer | None = None
     ) -> dict[str, Any]:
@@ -69,8 +79,9 @@ class Evaluator:
         if peer is not None:
             return self.run_peer(config, conversation, peer)
         messages = self.conversations[conversation]
+        record = SessionRecord(marks=tuple(sorted(self.marks[conversation].items())))
         started = time.perf_counter()
-        result = compress(messages, config, self.summarizer)
+        result = compress(messages, config, self.summarizer, recorded=record)
         duration = time.perf_counter() - started
         counter = make_counter(config.counter, config.model)
         summary_tokens = sum(
@@ -86,6 +97,7 @@ class Evaluator:
             "fallback_used": result.fallback_used,
         }
 
+    @with_lab_cache
     def run_peer(self, config: CompactionConfig, conversation: int, peer: Peer) -> dict[str, Any]:
         """One forced application of `peer`'s policy (its summary is the inserted messages)."""
         from compaction.summarizers.extractive import ExtractiveSummarizer
@@ -98,7 +110,7 @@ class Evaluator:
             config.context_length,
             counter,
             self.summarizer or ExtractiveSummarizer(),
-            PeerState(),
+            PeerState(marks=self.marks[conversation]),
         )
         duration = time.perf_counter() - started
         inserted = [
@@ -144,6 +156,7 @@ class Evaluator:
             "duration_s": round(duration, 6),
         }
 
+    @with_lab_cache
     def run_point(self, config: CompactionConfig, peer: Peer | None = None) -> list[dict[str, Any]]:
         return [self.run(config, index, peer) for index in range(len(self.conversations))]
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from compaction.config import CompactionConfig
 from compaction.input.checks import validate_messages
+from compaction.lab.memory import with_lab_cache
 from compaction.lab.peers import Peer, PeerRun, PeerState
 from compaction.lab.timeline.records import (
     Step,
@@ -16,7 +17,7 @@ from compaction.lab.timeline.records import (
     conversation_messages,
     may_compact_after,
 )
-from compaction.messages import Message
+from compaction.messages import Message, split_marks
 from compaction.summarizers.base import Summarizer
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.tokens import make_counter
@@ -27,6 +28,7 @@ from compaction.tokens import make_counter
 RETRY_GROWTH = 0.10
 
 
+@with_lab_cache
 def simulate_peer(
     conversation: Any,
     peer: Peer,
@@ -43,6 +45,7 @@ def simulate_peer(
     """
     started = time.perf_counter()
     messages, repairs = validate_messages(conversation_messages(conversation))
+    messages, marks = split_marks(messages, getattr(conversation, "marks", None))
     config = config or CompactionConfig()
     summarizer = summarizer or ExtractiveSummarizer()
     counter = make_counter(config.counter, config.model)
@@ -52,7 +55,7 @@ def simulate_peer(
         steps = _masked_steps(messages, peer, counter)
         events: list[TimelineEvent] = []
     else:
-        steps, events = _peer_steps(messages, peer, window, counter, estimator, summarizer)
+        steps, events = _peer_steps(messages, peer, window, counter, estimator, summarizer, marks)
     return Timeline(
         steps=steps,
         events=events,
@@ -74,8 +77,10 @@ def _peer_steps(
     counter: Any,
     estimator: Any,
     summarizer: Summarizer,
+    marks: dict[int, str] | None = None,
 ) -> tuple[list[Step], list[TimelineEvent]]:
-    state = PeerState()
+    marks = marks or {}
+    state = PeerState(marks={})
     context: list[Message] = []
     running = 0  # the lab's count
     estimated = 0  # the peer's own estimate
@@ -83,6 +88,9 @@ def _peer_steps(
     steps: list[Step] = []
     events: list[TimelineEvent] = []
     for index, message in enumerate(messages):
+        if index in marks:  # the context's marks follow its messages through each compaction
+            assert state.marks is not None
+            state.marks[len(context)] = marks[index]
         context.append(message)
         running += counter.count_message(message)
         if estimator is not counter:
@@ -99,6 +107,12 @@ def _peer_steps(
             event_number = event.number
             if run.compacted:
                 context = list(run.messages)
+                before = state.marks or {}
+                state.marks = {
+                    pos: before[origin]
+                    for pos, origin in enumerate(run.origins)
+                    if origin is not None and origin in before
+                }
                 running = run.tokens_after
                 if estimator is not counter:
                     estimated = estimator.count_messages(context)

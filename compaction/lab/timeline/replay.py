@@ -10,6 +10,7 @@ from compaction.compactor import INEFFECTIVE_REASON, Compactor
 from compaction.config import CompactionConfig
 from compaction.errors import InvalidConversationError
 from compaction.input.checks import validate_messages
+from compaction.lab.memory import with_lab_cache
 from compaction.lab.timeline.records import (
     Step,
     Timeline,
@@ -17,11 +18,13 @@ from compaction.lab.timeline.records import (
     conversation_messages,
     may_compact_after,
 )
-from compaction.messages import Message
+from compaction.messages import Message, split_marks
 from compaction.result import CompactionResult
 from compaction.summarizers.base import Summarizer
+from compaction.summary.recorded import SessionRecord
 
 
+@with_lab_cache
 def simulate(
     conversation: Any,
     config: CompactionConfig | None = None,
@@ -30,17 +33,21 @@ def simulate(
     """Replay `conversation` (never modified) with automatic compaction; see the module doc."""
     started = time.perf_counter()
     messages, repairs = validate_messages(conversation_messages(conversation))
+    messages, marks = split_marks(messages, getattr(conversation, "marks", None))
     compactor = Compactor(config, summarizer)
     config = compactor.config
     counter = compactor.counter
     threshold = config.threshold_tokens
     context: list[Message] = []
+    context_marks: dict[int, str] = {}  # which messages of the context the harness sent
     running = 0
     steps: list[Step] = []
     events: list[TimelineEvent] = []
     open_skip: TimelineEvent | None = None  # the skipped event later skips fold into
 
     for index, message in enumerate(messages):
+        if index in marks:
+            context_marks[len(context)] = marks[index]
         context.append(message)
         running += counter.count_message(message)
         peak = running
@@ -61,7 +68,7 @@ def simulate(
                 open_skip.last_step = index
                 event_number = open_skip.number
             else:
-                event = _compact(compactor, context, index, len(events), forced)
+                event = _compact(compactor, context, index, len(events), forced, context_marks)
                 if (
                     event.skipped
                     and open_skip is not None
@@ -76,6 +83,7 @@ def simulate(
                     open_skip = event if event.skipped else None
                 if not event.skipped:
                     context = list(event.result.messages)
+                    context_marks = dict(event.result.marks)
                     running = event.tokens_after
         steps.append(
             Step(
@@ -101,11 +109,17 @@ def simulate(
 
 
 def _compact(
-    compactor: Compactor, context: list[Message], step: int, number: int, forced: bool = False
+    compactor: Compactor,
+    context: list[Message],
+    step: int,
+    number: int,
+    forced: bool = False,
+    marks: dict[int, str] | None = None,
 ) -> TimelineEvent:
     began = time.perf_counter()
+    record = SessionRecord(marks=tuple(sorted((marks or {}).items())))
     try:
-        result = compactor.compress(context, force=forced)
+        result = compactor.compress(context, force=forced, recorded=record)
     except InvalidConversationError as exc:
         # So far the transcript is nothing but tool results (no call made them): nothing of it
         # would survive, so the agent could not compact yet; a skip that says why.

@@ -13,10 +13,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from compaction.cache import remembered
 from compaction.errors import SummarizationError
 from compaction.summarizers.base import OnToken, SourcedItems, SummaryRequest
 from compaction.summarizers.extractive.budget import fit, fit_details
-from compaction.summarizers.extractive.cache import FactCache, register
 from compaction.summarizers.extractive.items import Sections
 from compaction.summarizers.extractive.merge import (
     finished_in_progress,
@@ -29,16 +29,13 @@ from compaction.summarizers.extractive.text import stems
 from compaction.summary import parse_summary, section_item_texts
 from compaction.summary.items import CARRIED, SummaryItem, limited
 from compaction.text.redact import redact
-from compaction.tokens import RoughCounter, TiktokenCounter, TokenCounter, make_counter
+from compaction.tokens import TokenCounter, make_counter
 
 NO_REQUEST = "None."
-#: Redaction runs over every line of every run; the same lines come back when a session is
-#: compacted again with other budgets, so each distinct line is redacted once.
-_REDACTED: FactCache[str] = register(FactCache("redacted lines"))
-
-
 def _redact(text: str) -> str:
-    return _REDACTED.get(text, len(text), lambda: redact(text))
+    """Redaction runs over every line of every run; the same lines come back when a session is
+    compacted again with other budgets, so each distinct line is redacted once per cache."""
+    return remembered(("redacted", text), len(text), lambda: redact(text))
 
 
 def as_stored(text: str) -> str:
@@ -49,15 +46,10 @@ def as_stored(text: str) -> str:
 
 def _line_counter(request: SummaryRequest) -> TokenCounter:
     """The counter the Compactor measures with, so the budget is in its units (and the rough
-    counter never loads tiktoken). A shipped counter is swapped for the process-wide one of the
-    same kind and encoding (make_counter): the counts are identical, and the summary's candidate
-    lines, which recur from one compaction to the next, stay cached. A request built by hand,
+    counter never loads tiktoken); its counts of the candidate lines, which recur from one
+    compaction to the next, are remembered in the Compactor's cache. A request built by hand,
     without a counter, counts exactly for its model."""
     counter = request.counter
-    if isinstance(counter, TiktokenCounter):
-        return make_counter("tiktoken", counter.model)
-    if isinstance(counter, RoughCounter):
-        return make_counter("rough")
     return counter if counter is not None else make_counter("tiktoken", request.model)
 
 
@@ -109,6 +101,7 @@ class ExtractiveSummarizer:
             request.turns if request.raw_turns else None,
             request.pruned_tail_outputs,
             recorded,
+            request.turn_marks if len(request.turn_marks) == len(turns) else None,
         )
         previous = None
         next_number = 1

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
+from compaction.cache import remembered
 from compaction.messages import parse_arguments
 from compaction.summarizers.extractive import text as tx
-from compaction.summarizers.extractive.cache import FactCache, register
 from compaction.summarizers.extractive.definitions import definitions
 from compaction.summarizers.extractive.findings import (
     ERROR_LINES_PER_FAILURE,
@@ -356,31 +356,35 @@ def _decoded(seen: str) -> str:
     return text
 
 
-_USERS: FactCache[UserFacts] = register(FactCache("user"))
-_PROSE: FactCache[ProseFacts] = register(FactCache("assistant text"))
-_NOTICES: FactCache[NoticeFacts] = register(FactCache("notice"))
-_CALLS: FactCache[CallFacts] = register(FactCache("tool call"))
-_OUTPUTS: FactCache[Identifiers] = register(FactCache("output identifiers"))
+# Each is a pure function of its strings, remembered in the running compaction's cache
+# (compaction/cache.py): a re-run of the same session replays the facts instead of reading again.
 
 
 def user_facts(text: str, words: str) -> UserFacts:
-    return _USERS.get((text, words), len(text) + len(words), lambda: _user_facts(text, words))
+    return remembered(
+        ("user", text, words), len(text) + len(words), lambda: _user_facts(text, words)
+    )
 
 
 def prose_facts(text: str) -> ProseFacts:
-    return _PROSE.get(text, len(text), lambda: _prose_facts(text))
+    return remembered(("assistant text", text), len(text), lambda: _prose_facts(text))
 
 
 def notice_facts(text: str) -> NoticeFacts:
-    return _NOTICES.get(text, len(text), lambda: _notice_facts(text))
+    return remembered(("notice", text), len(text), lambda: _notice_facts(text))
 
 
 def call_facts(name: str, raw: str, output: str | None, one_liner: str | None) -> CallFacts:
-    key = (name, raw, output, one_liner)
     weight = len(raw) + len(output or "") + len(one_liner or "")
-    return _CALLS.get(key, weight, lambda: _call_facts(name, raw, output, one_liner))
+    return remembered(
+        ("tool call", name, raw, output, one_liner),
+        weight,
+        lambda: _call_facts(name, raw, output, one_liner),
+    )
 
 
 def output_identifiers(output: str) -> Identifiers:
     """Identifiers mined from a whole tool output (only the newest outputs are mined)."""
-    return _OUTPUTS.get(output, len(output), lambda: _identifiers(output, prose=False))
+    return remembered(
+        ("output identifiers", output), len(output), lambda: _identifiers(output, prose=False)
+    )

@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from compaction.messages import (
-    INJECTED_KEY,
     Message,
     call_arguments,
     call_name,
     content_text,
     is_summary_message,
     is_user_request,
+    mark_of,
     tool_calls,
 )
 from compaction.summarizers.extractive import text as tx
@@ -88,20 +88,20 @@ class _Scanner:
             record.defines.setdefault(definition, index)
 
     # -- messages ----------------------------------------------------------------------------
-    def user(self, index: int, message: Message) -> None:
+    def user(self, index: int, message: Message, mark: str | None) -> None:
         # The turn's text without the harness's envelope, and what of it the user typed: rules,
         # questions and the request come only from the latter (user_words.py).
         text = unwrapped(content_text(message))
-        facts = user_facts(text, own_words(message))
+        facts = user_facts(text, own_words(message, mark))
         if facts.blank:
             return
-        if not is_user_request(message):
+        if not is_user_request(message, mark):
             # Hook output, reminders, command wrappers: not the user's goal, rules or asks
             # (messages.INJECTED_KEY). What they name may still matter: paths and identifiers.
             for path in facts.paths:
                 self.touch(path, "mentioned", index)
             self._identifiers(index, facts.identifiers, prose=False)
-            if message.get(INJECTED_KEY) in _FAILURE_CARRIERS:
+            if mark in _FAILURE_CARRIERS:
                 # A tool's output or a hook's verdict sent as a user turn: its error lines are
                 # the failure itself (SWE-agent observations, a failing pre-commit hook).
                 self.findings.blocked.extend((index, line, ()) for line in facts.blocked)
@@ -306,6 +306,7 @@ def scan(
     pruned: Sequence[Message] | None = None,
     tail_outputs: Sequence[str] = (),
     recorded: RecordedDirectory | None = None,
+    marks: Sequence[str | None] | None = None,
 ) -> Findings:
     """Collect the findings of `turns` (never modified) in one pass.
 
@@ -342,7 +343,8 @@ def scan(
     for index, message in enumerate(turns):
         role = message.get("role")
         if role == "user" and not is_summary_message(message):
-            scanner.user(index, message)
+            mark = marks[index] if marks is not None else mark_of(message, index, None)
+            scanner.user(index, message, mark)
         elif role == "assistant":
             scanner.assistant(index, message, results)
         elif role in ("system", "developer"):

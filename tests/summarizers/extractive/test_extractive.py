@@ -399,7 +399,7 @@ def test_corpus_summaries_and_recall_against_head_tail(name: str) -> None:
         where = f"{name} #{position}"
         target = COUNTER.count_messages(messages) // 3
         config = config_for_target(target)
-        first = Compactor(config).compress(messages, force=True)
+        first = Compactor(config).compress(messages, force=True, recorded=conversation.record())
         if first.skipped:
             continue
         if "summarize" not in [phase.name for phase in first.phases]:
@@ -415,7 +415,7 @@ def test_corpus_summaries_and_recall_against_head_tail(name: str) -> None:
             assert first.summary is None and first.tokens_after <= first.tokens_before, where
         summary = first.summary or parse_summary(details["summary_text"])
         if position < 3:  # deterministic (twice is enough on a few of tau-bench's 200 runs)
-            again = Compactor(config).compress(messages, force=True)
+            again = Compactor(config).compress(messages, force=True, recorded=conversation.record())
             text = again.phase("summarize").details["summary_text"]
             assert summary.text == parse_summary(text).text, where
         assert list(summary.sections) == list(SECTION_NAMES)

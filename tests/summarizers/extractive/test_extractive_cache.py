@@ -1,6 +1,6 @@
-"""The extractive summariser's caches: a second run over the same turns reads every message's
-facts from the cache (no new misses) and gives the same summary, whatever ran in between; the
-cache itself evicts least-recently-used entries within its bounds."""
+"""The extractive summariser's memory: within a CompactionCache, a second run over the same turns
+reads every message's facts from the cache (no new misses) and gives the same summary, whatever
+ran in between (the cache itself is tested in tests/engine/test_cache.py)."""
 
 from __future__ import annotations
 
@@ -19,15 +19,29 @@ from test_extractive import (
     user,
 )
 
+from compaction.cache import CompactionCache, use_cache
 from compaction.summarizers.extractive import ExtractiveSummarizer
-from compaction.summarizers.extractive.cache import FactCache, cache_info, clear_caches
 from compaction.summarizers.extractive.items import Item
 from compaction.tokens import make_counter
 
+CACHE = CompactionCache()
+
+
+@pytest.fixture(autouse=True)
+def _current_cache() -> Any:
+    """Every test here runs with CACHE current, as a Compactor's run has its own."""
+    use_cache(CACHE)
+    yield
+    use_cache(None)
+
 
 def totals() -> tuple[int, int]:
-    info = cache_info()
-    return sum(c["hits"] for c in info.values()), sum(c["misses"] for c in info.values())
+    info = CACHE.memo.info()
+    return info["hits"], info["misses"]
+
+
+def cache_info() -> dict[str, int]:
+    return CACHE.memo.info()
 
 
 def details_without_timing(summarizer: ExtractiveSummarizer) -> dict[str, Any]:
@@ -73,7 +87,7 @@ def test_cached_and_cold_runs_agree_after_runs_that_rewrite_items() -> None:
         ),
         result("x1", "E   ValueError: bad amount\nFAILED tests/billing/test_3.py\nexit code 1"),
     ]
-    clear_caches()
+    CACHE.clear()
     cold = ExtractiveSummarizer().summarize(request_for(turns, budget=1_500))
     assert totals()[1] > len(turns) // 2  # the cold run computed the facts
     summarizer = ExtractiveSummarizer()
@@ -82,31 +96,6 @@ def test_cached_and_cold_runs_agree_after_runs_that_rewrite_items() -> None:
     warm = summarizer.summarize(request_for(turns, budget=1_500))
     assert warm == cold
     assert "`FAILED tests/billing/test_3.py`" in warm
-
-
-def test_fact_cache_is_bounded_and_evicts_the_least_recently_used() -> None:
-    cache: FactCache[str] = FactCache("test", max_entries=2, max_chars=10)
-    computed: list[str] = []
-
-    def get(key: str) -> str:
-        def compute() -> str:
-            computed.append(key)
-            return key.upper()
-
-        return cache.get(key, len(key), compute)
-
-    assert get("ab") == "AB"
-    assert get("cd") == "CD"
-    assert get("ab") == "AB"  # a hit: "cd" is now the least recently used
-    assert get("ef") == "EF"  # over 2 entries: "cd" goes
-    assert computed == ["ab", "cd", "ef"]
-    assert cache.info() == {"hits": 1, "misses": 3, "entries": 2, "key_chars": 4}
-    get("cd")
-    assert computed[-1] == "cd"
-    get("0123456789")  # 10 characters: everything older goes to stay within max_chars
-    assert cache.info()["entries"] == 1 and cache.info()["key_chars"] == 10
-    cache.clear()
-    assert cache.info() == {"hits": 0, "misses": 0, "entries": 0, "key_chars": 0}
 
 
 #: Punctuation, digits and whitespace are where tiktoken's chunk boundaries are decided.

@@ -286,9 +286,10 @@ def test_a_claude_code_session_ending_on_stop_hook_feedback_keeps_the_user_reque
     path.write_text("".join(json.dumps(record) + "\n" for record in records))
     conversation = load_conversation(path)
     assert conversation.messages[-1]["content"] == feedback
-    assert conversation.messages[-1]["injected"] == "stop-hook"
+    assert conversation.marks[len(conversation.messages) - 1] == "stop-hook"
     result = Compactor(CompactionConfig(context_length=4_000, protect_first_n=1)).compress(
-        conversation.messages, force=True
+        conversation,
+        force=True,  # a Conversation: its messages, and what it records beside them
     )
     assert not result.skipped
     assert result.summary is not None

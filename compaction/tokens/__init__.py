@@ -1,8 +1,7 @@
 """Token counters: exact (tiktoken, offline) and rough (characters / 4), both cached per content.
 
-tiktoken downloads its encoding files on first use, which cannot work offline. litellm ships
-copies named by tiktoken's cache key, so we point tiktoken's cache at litellm's folder — found with
-`importlib.util.find_spec`, which locates litellm without paying for its multi-second import.
+The exact counter's encodings are built from rank files this package ships (encodings.py): no
+download, no litellm, nothing written to the environment.
 
 Counting rule (ALGORITHM.md): content text + tool-call names and arguments + `tool_call_id` + 4
 tokens of per-message overhead; each image part counts 1,600 tokens.
@@ -10,19 +9,17 @@ tokens of per-message overhead; each image part counts 1,600 tokens.
 
 from __future__ import annotations
 
-import binascii
-import contextlib
 import functools
-import importlib.util
 import math
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from compaction.cache import COUNTER_SHARE, MAX_COUNTERS, CompactionCache, current_cache
 from compaction.errors import TokenizerError
 from compaction.messages import Message, image_count, tool_calls
+from compaction.tokens.encodings import load_encoding
 
 MESSAGE_OVERHEAD = 4
 IMAGE_TOKENS = 1_600
@@ -53,106 +50,51 @@ def encoding_name_for(model: str) -> str:
     return "cl100k_base"
 
 
-def _litellm_tokenizer_dir() -> Path | None:
-    spec = importlib.util.find_spec("litellm")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for location in spec.submodule_search_locations:
-        folder = Path(location) / "litellm_core_utils" / "tokenizers"
-        if folder.is_dir():
-            return folder
-    return None
-
-
-_ENCODINGS: dict[str, Any] = {}
-_ENCODINGS_LOCK = threading.Lock()
-
-
-def load_encoding(name: str) -> Any:
-    """A tiktoken Encoding loaded from litellm's bundled files (never the network)."""
-    with _ENCODINGS_LOCK:
-        if name in _ENCODINGS:
-            return _ENCODINGS[name]
-        folder = _litellm_tokenizer_dir()
-        if folder is None:
-            raise TokenizerError(
-                "litellm is not installed, so its bundled tiktoken files are missing; "
-                "install litellm or use the rough counter (--counter rough)"
-            )
-        os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
-        # litellm resets TIKTOKEN_CACHE_DIR on its first token_counter call unless this is set.
-        os.environ["CUSTOM_TIKTOKEN_CACHE_DIR"] = str(folder)
-        import tiktoken
-
-        try:
-            with _faster_rank_files():
-                encoding = tiktoken.get_encoding(name)
-        except Exception as exc:
-            raise TokenizerError(
-                f"could not load the {name} encoding from {folder} ({exc}); "
-                "use the rough counter (--counter rough)"
-            ) from exc
-        _ENCODINGS[name] = encoding
-        return encoding
-
-
-@contextlib.contextmanager
-def _faster_rank_files() -> Iterator[None]:
-    """tiktoken's encoding constructors, reading their rank files with `read_ranks`.
-
-    Loading o200k took ~0.4 s of CPU, half of it tiktoken's parser decoding 200,000 lines one
-    by one in Python: the command line pays it on every run. The constructors call
-    `load_tiktoken_bpe` by the name they imported, so that name is swapped for the length of
-    the call (under _ENCODINGS_LOCK); `read_ranks` gives the same dict (tested), or defers to
-    tiktoken's own parser when the file is not the plain "token rank" lines it expects.
-    """
-    try:
-        import tiktoken_ext.openai_public as constructors  # type: ignore[import-untyped]
-    except ImportError:  # another tiktoken layout: its own parser, as before
-        yield
-        return
-    original = constructors.load_tiktoken_bpe
-    constructors.load_tiktoken_bpe = read_ranks
-    try:
-        yield
-    finally:
-        constructors.load_tiktoken_bpe = original
-
-
-def read_ranks(tiktoken_bpe_file: str, expected_hash: str | None = None) -> dict[bytes, int]:
-    """tiktoken.load.load_tiktoken_bpe, parsing the whole file in a few C-level passes.
-
-    The file (its hash checked by tiktoken's reader) is lines of "base64-token rank": split on
-    whitespace it alternates tokens and ranks. Anything else falls back to tiktoken's parser,
-    which also says what is wrong with the file.
-    """
-    from tiktoken.load import load_tiktoken_bpe, read_file_cached
-
-    fields = read_file_cached(tiktoken_bpe_file, expected_hash).split()
-    lines = len(fields) // 2
-    try:
-        if len(fields) % 2:
-            raise ValueError("not token-rank pairs")
-        ranks = dict(
-            zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True)
-        )
-    except (ValueError, binascii.Error):
-        ranks = {}
-    if len(ranks) != lines or not lines:
-        return load_tiktoken_bpe(tiktoken_bpe_file, expected_hash)
-    return ranks
+#: A counter's own bound when no cache gives it one (a counter made alone, outside a Compactor).
+DEFAULT_COUNTER_BYTES = 8 * 1024 * 1024
+#: What a remembered count costs beyond its text's characters (the dict slot, the int).
+_ENTRY_BYTES = 100
 
 
 class _CachedCounter:
-    """Shared message arithmetic; subclasses provide `_count_text` for one string."""
+    """Shared message arithmetic; subclasses provide `_count_text` for one string.
+
+    Counts are remembered per text within `max_bytes` (the texts' characters plus a cost per
+    entry): the texts are the caller's messages, and remembering them without a bound kept every
+    conversation an agent server ever compacted alive. Past the bound the oldest quarter goes;
+    lookups stay a plain dict's (the hot path of every compaction)."""
 
     name = "base"
 
-    def __init__(self) -> None:
+    def __init__(self, max_bytes: int = DEFAULT_COUNTER_BYTES) -> None:
         self._cache: dict[str, int] = {}
+        self.max_bytes = max_bytes
+        self._bytes = 0
+        self._evict_lock = threading.Lock()
 
     def _count_text(self, text: str) -> int:
         raise NotImplementedError
+
+    @property
+    def nbytes(self) -> int:
+        return self._bytes
+
+    def _remember(self, text: str, count: int) -> None:
+        if text not in self._cache:
+            self._bytes += len(text) + _ENTRY_BYTES
+        self._cache[text] = count
+        if self._bytes > self.max_bytes:
+            self._evict()
+
+    def _evict(self) -> None:
+        """Drop the oldest entries until three quarters of the bound is left."""
+        with self._evict_lock:
+            target = self.max_bytes * 3 // 4
+            cache = self._cache
+            while self._bytes > target and cache:
+                text = next(iter(cache))
+                del cache[text]
+                self._bytes -= len(text) + _ENTRY_BYTES
 
     def count_text(self, text: str) -> int:
         if not text:
@@ -160,7 +102,7 @@ class _CachedCounter:
         cached = self._cache.get(text)
         if cached is None:
             cached = self._count_text(text)
-            self._cache[text] = cached
+            self._remember(text, cached)
         return cached
 
     def count_message(self, message: Message) -> int:
@@ -219,7 +161,7 @@ class _CachedCounter:
     def _count_batch(self, texts: list[str]) -> None:
         """Count and cache `texts`; here one by one, a subclass may do better."""
         for text in texts:
-            self._cache[text] = self._count_text(text)
+            self._remember(text, self._count_text(text))
 
     def cache_size(self) -> int:
         return len(self._cache)
@@ -230,8 +172,8 @@ class TiktokenCounter(_CachedCounter):
 
     name = "tiktoken"
 
-    def __init__(self, model: str = "gpt-4o") -> None:
-        super().__init__()
+    def __init__(self, model: str = "gpt-4o", max_bytes: int = DEFAULT_COUNTER_BYTES) -> None:
+        super().__init__(max_bytes)
         self.model = model
         self.encoding_name = encoding_name_for(model)
         encoding = load_encoding(self.encoding_name)
@@ -266,7 +208,8 @@ class TiktokenCounter(_CachedCounter):
         chunks = [texts[start::workers] for start in range(workers)]
         with ThreadPoolExecutor(workers, thread_name_prefix="tokens") as pool:
             for chunk, counted in zip(chunks, pool.map(lengths, chunks), strict=True):
-                self._cache.update(zip(chunk, counted, strict=True))
+                for text, count in zip(chunk, counted, strict=True):
+                    self._remember(text, count)
 
 
 @functools.cache
@@ -293,18 +236,37 @@ def count_each(counter: TokenCounter, messages: Sequence[Message]) -> list[int]:
     return [counter.count_message(message) for message in messages]
 
 
-_SHARED: dict[tuple[str, str], _CachedCounter] = {}
-_SHARED_LOCK = threading.Lock()
-
-
-def make_counter(kind: str = "tiktoken", model: str = "gpt-4o") -> TokenCounter:
-    """A process-wide shared counter, so every run over the same content reuses its cache."""
+def counter_key(kind: str, model: str) -> tuple[str, str]:
+    """Counters of one kind and encoding count alike: (kind, encoding name or "")."""
     if kind not in ("tiktoken", "rough"):
         raise TokenizerError(f"unknown counter {kind!r}; choose 'tiktoken' or 'rough'")
-    key = (kind, encoding_name_for(model) if kind == "tiktoken" else "")
-    with _SHARED_LOCK:
-        counter = _SHARED.get(key)
+    return kind, encoding_name_for(model) if kind == "tiktoken" else ""
+
+
+def new_counter(
+    kind: str = "tiktoken", model: str = "gpt-4o", max_bytes: int = DEFAULT_COUNTER_BYTES
+) -> TokenCounter:
+    """A counter of its own, remembering counts within `max_bytes`."""
+    counter_key(kind, model)  # the same clear error for an unknown kind
+    if kind == "tiktoken":
+        return TiktokenCounter(model, max_bytes)
+    return RoughCounter(max_bytes)
+
+
+def make_counter(
+    kind: str = "tiktoken", model: str = "gpt-4o", cache: CompactionCache | None = None
+) -> TokenCounter:
+    """The counter of `kind` for `model`: the given cache's (or the running compaction's), so
+    its counts are remembered with the rest of what that cache holds; else one of its own."""
+    key = counter_key(kind, model)
+    owner = cache if cache is not None else current_cache()
+    if owner is None:
+        return new_counter(kind, model)
+    with owner.lock:
+        counter = owner.counters.get(key)
         if counter is None:
-            counter = TiktokenCounter(model) if kind == "tiktoken" else RoughCounter()
-            _SHARED[key] = counter
+            if len(owner.counters) >= MAX_COUNTERS:  # a third kind: the oldest goes
+                del owner.counters[next(iter(owner.counters))]
+            share = int(owner.max_bytes * COUNTER_SHARE)
+            counter = owner.counters[key] = new_counter(kind, model, share)
         return counter
