@@ -163,3 +163,28 @@ def test_the_recommendation_counts_wins_and_names_each_loss() -> None:
     reasons = {loss.session: loss.reason for loss in recommendation.losses}
     assert reasons == {"s1": "lower recall", "s2": "over the target", "s3": "lower recall"}
     assert "a wins 1 of 4 sessions (25%)" in recommendation.sentence()
+
+
+def test_ctrl_c_during_eval_keeps_the_sessions_that_finished(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import compaction.commands.evaluate as evaluate_command
+
+    real = evaluate_command.run_task
+    calls: list[str] = []
+
+    def interrupted(task: Any) -> dict[str, Any]:
+        calls.append(task[0])
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # as a Ctrl-C lands while the third session runs
+        return real(task)
+
+    monkeypatch.setattr(evaluate_command, "run_task", interrupted)
+    out = tmp_path / "eval.json"
+    result = CliRunner().invoke(
+        main, ["eval", str(corpus), "--strategies", "compaction,head-tail", "--json", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "stopped: 2 of 4 sessions evaluated" in result.output
+    assert "2 sessions" in result.output
+    assert len(json.loads(out.read_text())["sessions"]) == 2
