@@ -20,6 +20,7 @@ PAGES = [
     st.Page("app_pages/audit.py", title="Audit", icon="🔎", url_path="audit"),
     st.Page("app_pages/evaluate.py", title="Evaluate", icon="🧪", url_path="evaluate"),
     st.Page("app_pages/sweep.py", title="Sweep", icon="🎛️", url_path="sweep"),
+    st.Page("app_pages/corpus.py", title="Corpus", icon="🗃️", url_path="corpus"),
     st.Page("app_pages/history.py", title="History", icon="🗂️", url_path="history"),
     st.Page("app_pages/compare.py", title="Compare", icon="⚖️", url_path="compare"),
 ]

@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("evaluate", "eval_command"),
     "history": ("history", "history_group"),
     "inspect": ("compress", "inspect_command"),
+    "scan": ("scan", "scan_command"),
     "sessions": ("sessions", "sessions_command"),
     "simulate": ("simulate", "simulate_command"),
     "sweep": ("sweep", "sweep_command"),

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from compaction.errors import ConfigError
+from compaction.litellm_loader import load_litellm
 
 OrphanStrategy = Literal["stub", "strip"]
 CounterName = Literal["tiktoken", "rough"]
@@ -207,10 +207,7 @@ class CompactionConfig:
 
 def model_context_length(model: str) -> int:
     """The input window of `model` from litellm's bundled model map, or a ConfigError."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm  # imported here: the import costs seconds
-
-    litellm.suppress_debug_info = True
+    litellm = load_litellm()
     try:
         info = litellm.get_model_info(model)
     except Exception as exc:  # litellm raises a plain Exception subclass for unknown models

@@ -20,14 +20,14 @@ import csv
 import io
 import os
 import sys
-from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
 from compaction.commands.common import check_outputs, dump_json, print_warnings, write_output
+from compaction.commands.corpus import corpus_lines, corpus_options, corpus_report, scan_paths
 from compaction.commands.tables import (
     aligned,
     by_session_lines,
@@ -37,6 +37,9 @@ from compaction.commands.tables import (
 from compaction.commands.terminal import printable
 from compaction.errors import CompactionError, ConfigError, FormatError
 from compaction.formats import load_conversations
+from compaction.formats.conversation import Conversation
+from compaction.lab.corpus.runner import run_each
+from compaction.lab.corpus.sources import NOT_SESSIONS, walk
 from compaction.lab.evaluate import (
     COMPACTION,
     DEFAULT_TARGET_RATIO,
@@ -49,8 +52,6 @@ from compaction.lab.evaluate import (
 from compaction.lab.judge import judge
 from compaction.lab.per_session import compare_sessions, losses
 from compaction.lab.probes import CATEGORIES
-from compaction.lab.sweep.worker import pool_context
-from compaction.messages import Message
 from compaction.summarizers.factory import make_summarizer
 from compaction.validate import PROVIDERS
 
@@ -59,7 +60,8 @@ from compaction.validate import PROVIDERS
 #: the extractive summariser and no judged run. The key is read from the environment in the
 #: worker (COMPACTION_API_KEY or the provider's usual variable), never passed on the command line.
 LLMSpec = dict[str, str | None]
-Task = tuple[str, list[Message], tuple[str, ...], float, LLMSpec | None]
+# The conversation itself, not its messages: its marks say which user turns the harness sent.
+Task = tuple[str, Conversation, tuple[str, ...], float, LLMSpec | None]
 API_KEY_VARIABLE = "COMPACTION_API_KEY"
 
 _SHORT = {
@@ -72,49 +74,9 @@ _SHORT = {
 }
 
 
-#: Suffixes of files no agent writes sessions in; skipped quietly when a folder is walked (a file
-#: named on the command line is always read, and fails loudly if it is not a session).
-NOT_SESSIONS = frozenset(
-    {
-        ".py",
-        ".pyc",
-        ".sh",
-        ".toml",
-        ".cfg",
-        ".ini",
-        ".lock",
-        ".png",
-        ".jpg",
-        ".jpeg",
-        ".gif",
-        ".svg",
-        ".ico",
-        ".pdf",
-        ".zip",
-        ".gz",
-        ".tar",
-        ".whl",
-        ".so",
-        ".db",
-        ".sqlite",
-        ".sqlite3",
-    }
-)
-
-
 def _files(paths: tuple[str, ...]) -> Iterator[tuple[Path, bool]]:
     """(file, named explicitly) for each path; folders are walked, hidden entries skipped."""
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            for child in sorted(path.rglob("*")):
-                relative = child.relative_to(path).parts
-                if child.is_file() and not any(part.startswith(".") for part in relative):
-                    yield child, False
-        elif path.exists():
-            yield path, True
-        else:
-            raise FormatError("no such file or folder", source=raw)
+    return walk(paths, skip_suffixes=False)
 
 
 def collect_tasks(
@@ -123,8 +85,10 @@ def collect_tasks(
     target_ratio: float,
     limit: int | None,
     llm: LLMSpec | None = None,
+    only: Mapping[str, set[int]] | None = None,
 ) -> tuple[list[Task], list[str]]:
-    """The conversations to evaluate and the warnings met while reading them."""
+    """The conversations to evaluate and the warnings met while reading them (with `only`, the
+    conversations of each file a scan selected, by index)."""
     tasks: list[Task] = []
     warnings: list[str] = []
     ignored: dict[str, int] = {}
@@ -152,10 +116,12 @@ def collect_tasks(
                 f"{path}: evaluating {len(chosen)} of {len(conversations)} conversations (--limit)"
             )
         for position, conversation in enumerate(chosen):
+            if only is not None and position not in only.get(str(path), set()):
+                continue
             label = str(path) if len(conversations) == 1 else f"{path}#{position}"
             # The loader's warnings (a broken line skipped, a repair), as every command prints.
             warnings.extend(f"{label}: {warning}" for warning in conversation.warnings)
-            tasks.append((label, conversation.messages, strategies, target_ratio, llm))
+            tasks.append((label, conversation, strategies, target_ratio, llm))
     if ignored:
         kinds = ", ".join(f"{count} {suffix}" for suffix, count in sorted(ignored.items()))
         warnings.append(f"ignored {sum(ignored.values())} file(s) that are not sessions: {kinds}")
@@ -166,7 +132,7 @@ def collect_tasks(
 
 def run_task(task: Task) -> dict[str, Any]:
     """Evaluate one conversation; the worker's entry point (module level, so it pickles)."""
-    label, messages, strategies, target_ratio, llm = task
+    label, conversation, strategies, target_ratio, llm = task
     llm = llm or {}
     api_key = os.environ.get(API_KEY_VARIABLE)
     try:
@@ -176,7 +142,7 @@ def run_task(task: Task) -> dict[str, Any]:
                 "llm", model=llm["model"], api_base=llm.get("api_base"), api_key=api_key
             )
         evaluation = evaluate(
-            messages, strategies, target_ratio=target_ratio, summarizer=summarizer
+            conversation, strategies, target_ratio=target_ratio, summarizer=summarizer
         )
         if llm.get("judge"):
             judge(evaluation, str(llm["judge"]), api_base=llm.get("api_base"), api_key=api_key)
@@ -187,25 +153,27 @@ def run_task(task: Task) -> dict[str, Any]:
     return digest
 
 
-def run_all(tasks: list[Task], jobs: int) -> list[dict[str, Any]]:
-    """Every task's digest, in task order, with a progress bar on stderr."""
-    results: list[dict[str, Any] | None] = [None] * len(tasks)
+def run_all(
+    tasks: list[Task], jobs: int, scheduler: str | None = None
+) -> tuple[list[dict[str, Any]], bool]:
+    """Every task's digest, in task order, with a progress bar on stderr, in this process, in
+    local worker processes or on a Dask cluster (lab/corpus/runner.py); and whether a Ctrl-C
+    stopped the run (the digests that finished are kept)."""
     with click.progressbar(length=len(tasks), label="Evaluating", file=sys.stderr) as bar:
-        if jobs == 1:
-            for position, task in enumerate(tasks):
-                results[position] = run_task(task)
-                bar.update(1)
-        else:
-            # fork for the one-threaded CLI, spawn when threads run (lab/sweep/worker.py).
-            context = pool_context()
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-                futures: dict[Future[dict[str, Any]], int] = {
-                    pool.submit(run_task, task): position for position, task in enumerate(tasks)
-                }
-                for future in as_completed(futures):
-                    results[futures[future]] = future.result()
-                    bar.update(1)
-    return [result for result in results if result is not None]
+
+        def advance(done: int, _total: int) -> None:
+            bar.update(done - bar.pos)
+
+        outcome = run_each(
+            run_task,
+            tasks,
+            jobs=jobs,
+            scheduler=scheduler,
+            progress=advance,
+            weight=lambda task: len(task[1].messages),
+            on_error=lambda task, exc: {"source": task[0], "error": f"{type(exc).__name__}: {exc}"},
+        )
+    return outcome.results, outcome.stopped
 
 
 def _cell(value: float | None, percent: bool = False) -> str:
@@ -273,7 +241,7 @@ def _no_session_evaluated(
 
 
 @click.command("eval")
-@click.argument("paths", metavar="PATH...", nargs=-1, required=True)
+@click.argument("paths", metavar="[PATH]...", nargs=-1)
 @click.option(
     "--strategies",
     default=",".join(STRATEGY_NAMES),
@@ -289,6 +257,7 @@ def _no_session_evaluated(
     help="Token target as a share of each conversation.",
 )
 @click.option("--jobs", type=int, default=1, show_default=True, help="Worker processes.")
+@corpus_options
 @click.option("--limit", type=int, default=None, help="At most N conversations per file.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the results.")
 @click.option("--csv", "csv_out", type=click.Path(dir_okay=False), help="Write one row per run.")
@@ -333,8 +302,13 @@ def eval_command(
     api_base: str | None,
     by_session: bool,
     markdown_out: str | None,
+    scan: str | None,
+    agents: tuple[str, ...],
+    compacted: bool,
+    scheduler: str | None,
 ) -> None:
-    """Compare compaction strategies over the sessions in PATH... (files or folders).
+    """Compare compaction strategies over the sessions in PATH... (files or folders), or over
+    a scan's selection (--scan).
 
     The full pipeline summarises with the extractive summariser, or with --model. API keys come
     from COMPACTION_API_KEY or the provider's usual variable, never from the command line.
@@ -351,17 +325,31 @@ def eval_command(
             raise ConfigError(
                 f"--by-session compares {COMPACTION} with {MATCHED}: --strategies must name both"
             )
+        only = None
+        if scan is not None:
+            paths, only = scan_paths(paths, scan, agents, compacted)
+        elif not paths:
+            raise ConfigError("give the sessions to evaluate: PATH..., or --scan")
         inputs = [path for path, _ in _files(paths)]
         check_outputs([json_out, csv_out, markdown_out], inputs)
         llm: LLMSpec | None = None
         if model or judge_model:
             llm = {"model": model, "api_base": api_base, "judge": judge_model}
-        tasks, warnings = collect_tasks(paths, chosen, target_ratio, limit, llm)
+        tasks, warnings = collect_tasks(paths, chosen, target_ratio, limit, llm, only)
     except CompactionError as exc:
         click.echo(f"Error: {printable(str(exc), newlines=False)}", err=True)
         raise SystemExit(2) from exc
     print_warnings(warnings)
-    results = run_all(tasks, jobs)
+    try:
+        results, stopped = run_all(tasks, jobs, scheduler)
+    except CompactionError as exc:
+        click.echo(f"Error: {printable(str(exc), newlines=False)}", err=True)
+        raise SystemExit(2) from exc
+    if stopped:
+        click.echo(
+            f"stopped: {len(results)} of {len(tasks)} sessions evaluated; the table is theirs",
+            err=True,
+        )
     digests = [result for result in results if "error" not in result]
     failures = [result for result in results if "error" in result]
     for failed in failures:
@@ -394,6 +382,10 @@ def eval_command(
     if any(invalid_inputs.values()):
         shown = ", ".join(f"{provider} {count}" for provider, count in invalid_inputs.items())
         click.echo(f"inputs already invalid before compaction: {shown}")
+    corpus = corpus_report(digests)
+    if corpus is not None:
+        for line in corpus_lines(corpus):
+            click.echo(printable(line, newlines=False))
     if json_out:
         report = {
             "target_ratio": target_ratio,
@@ -401,6 +393,7 @@ def eval_command(
             "by_session": [row.to_dict() for row in compared],
             "losses": [loss.to_dict() for loss in lost],
             "sessions": results,
+            "corpus": corpus,
         }
         write_output(json_out, dump_json(report, json_out, indent=1) + "\n", inputs=inputs)
     if markdown_out:

@@ -27,10 +27,18 @@ from compaction.commands.common import (
     print_warnings,
     write_output,
 )
+from compaction.commands.corpus import (
+    corpus_options,
+    corpus_sweep_lines,
+    scan_paths,
+)
 from compaction.commands.terminal import printable
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError
 from compaction.formats import FORMATS, Conversation, load_conversations
+from compaction.lab.corpus.runner import describe_where
+from compaction.lab.corpus.sources import walk
+from compaction.lab.corpus.sweeping import CorpusSweep, SummarizerSpec, sweep_corpus
 from compaction.lab.sweep.frontier import recommendation_snippets
 from compaction.lab.sweep.grid import grid_configs, parse_grid
 from compaction.lab.sweep.run import Sweep, SweepPoint, sweep
@@ -109,13 +117,7 @@ def _csv_text(result: Sweep) -> str:
 
 
 @click.command("sweep")
-@click.argument(
-    "paths",
-    metavar="PATH...",
-    nargs=-1,
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-)
+@click.argument("paths", metavar="[PATH]...", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
     "--param",
     "params",
@@ -125,6 +127,7 @@ def _csv_text(result: Sweep) -> str:
     help="A swept field: FIELD=START:STOP:STEP or FIELD=V1,V2,...; repeatable.",
 )
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True)
+@corpus_options
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
@@ -178,8 +181,16 @@ def sweep_command(
     source_format: str,
     index: int | None,
     limit: int | None,
+    scan: str | None,
+    agents: tuple[str, ...],
+    compacted: bool,
+    scheduler: str | None,
 ) -> None:
     """Compact PATH... under every combination of --param values and show what each buys.
+
+    A folder, --scan (a stored scan's sessions) or --scheduler sweeps a corpus: one task per
+    session file, in local processes (--jobs) or on a Dask cluster, with the spread over the
+    sessions and how often the recommended point wins a session.
 
     Ends with the savings/recall frontier and the settings with the best recall at
     --recommend-savings, as Python, CLI flags and hermes-agent YAML. The LLM summariser's key
@@ -205,6 +216,29 @@ def sweep_command(
         )
     except (CompactionError, TypeError) as exc:
         fail(str(exc))
+    if scan is not None or scheduler or any(path.is_dir() for path in paths):
+        files = _corpus_files(paths, scan, agents, compacted, index)
+        if summarizer == "llm" and not yes:
+            fail(
+                "a corpus sweep with the LLM summariser cannot be priced before it reads every "
+                "session: pass --yes to run it anyway"
+            )
+        corpus = _sweep_corpus(
+            files, grid, base, summarizer, model, api_base, jobs, scheduler, target_tokens, limit
+        )
+        _report(
+            corpus.sweep,
+            recommend_savings,
+            csv_path,
+            json_path,
+            save,
+            label,
+            paths,
+            corpus=corpus,
+        )
+        return
+    if not paths:
+        fail("give the sessions to sweep: PATH..., or --scan")
     conversations = _load(paths, source_format, index, limit)
 
     if summarizer == "llm":
@@ -238,6 +272,72 @@ def sweep_command(
     _report(result, recommend_savings, csv_path, json_path, save, label, paths)
 
 
+def _corpus_files(
+    paths: tuple[Path, ...],
+    scan: str | None,
+    agents: tuple[str, ...],
+    compacted: bool,
+    index: int | None,
+) -> dict[str, list[int] | None]:
+    """The files of a corpus sweep and, per file, the conversations to take (None: all)."""
+    try:
+        if scan is not None:
+            _, only = scan_paths([str(p) for p in paths], scan, agents, compacted)
+            return {path: sorted(numbers) for path, numbers in only.items()}
+        if not paths:
+            fail("give the sessions to sweep: PATH..., or --scan")
+        chosen = None if index is None else [index]
+        return {str(path): chosen for path, _ in walk(paths)}
+    except CompactionError as exc:
+        fail(str(exc))
+
+
+def _sweep_corpus(
+    files: dict[str, list[int] | None],
+    grid: Any,
+    base: CompactionConfig,
+    summarizer: str,
+    model: str | None,
+    api_base: str | None,
+    jobs: int,
+    scheduler: str | None,
+    target_tokens: int | None,
+    limit: int | None,
+) -> CorpusSweep:
+    total = len(grid_configs(grid, base))
+    click.echo(
+        f"Sweeping {total} point(s) over the sessions of {len(files)} file(s) "
+        f"({describe_where(jobs, scheduler)})...",
+        err=True,
+    )
+    with click.progressbar(length=len(files), label="files", file=sys.stderr) as bar:
+
+        def advance(done: int, _total: int) -> None:
+            bar.update(done - bar.pos)
+
+        try:
+            corpus = sweep_corpus(
+                files,
+                grid,
+                base,
+                SummarizerSpec(summarizer, model, api_base),
+                jobs=jobs,
+                scheduler=scheduler,
+                progress=advance,
+                target_tokens=target_tokens,
+                limit=limit,
+            )
+        except CompactionError as exc:
+            fail(str(exc))
+    for error in corpus.errors:
+        print_warnings([error["error"]], error["session"])
+    if corpus.stopped:
+        click.echo(
+            f"stopped: the {len(corpus.sessions)} session(s) that finished are measured", err=True
+        )
+    return corpus
+
+
 def _report(
     result: Sweep,
     target: float,
@@ -246,11 +346,14 @@ def _report(
     save: bool,
     label: str | None,
     inputs: tuple[Path, ...],
+    corpus: CorpusSweep | None = None,
 ) -> None:
     if csv_path is not None:
         write_output(csv_path, _csv_text(result), inputs=inputs)
     if json_path is not None:
         data = {**result.to_dict(), "recommendation": result.recommendation(target)}
+        if corpus is not None:
+            data["corpus"] = corpus.to_dict(target)
         write_output(json_path, dump_json(data, json_path), inputs=inputs)
     best = result.recommend(target)
     click.echo(
@@ -272,6 +375,9 @@ def _report(
         )
         for kind, text in recommendation_snippets(best).items():
             click.echo(f"\n[{kind}]\n{printable(text)}")
+    if corpus is not None:
+        for line in corpus_sweep_lines(corpus, result, target):
+            click.echo(printable(line, newlines=False))
     if save:
         from compaction.history import History
 

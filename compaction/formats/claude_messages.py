@@ -141,6 +141,7 @@ class MessageBuilder:
                 agent=NAME,
                 trigger=trigger if trigger in ("auto", "manual") else "unknown",
                 tokens_before=tokens if isinstance(tokens, int) else None,
+                tokens_source="agent" if isinstance(tokens, int) else None,
                 summary=content if isinstance(content, str) else as_text(content),
                 line=boundary[0] if boundary is not None else line,
             )
@@ -159,6 +160,7 @@ class MessageBuilder:
                     agent=NAME,
                     trigger=str(metadata.get("trigger") or "unknown"),
                     tokens_before=tokens if isinstance(tokens, int) else None,
+                    tokens_source="agent" if isinstance(tokens, int) else None,
                     summary=None,
                     line=line,
                 )

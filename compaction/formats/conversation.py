@@ -18,6 +18,13 @@ from compaction.summary.recorded import RecordedDirectory, SessionRecord
 TRIGGERS = ("auto", "manual", "unknown")
 
 
+#: How a compaction line names where its tokens-before came from.
+TOKENS_SOURCES = {
+    "agent": " (counted by the agent)",
+    "usage": " (the last recorded call's usage)",
+}
+
+
 @dataclass
 class RecordedCompaction:
     """A compaction the session's own agent made (Claude Code's compact boundary, Codex's
@@ -26,6 +33,11 @@ class RecordedCompaction:
     `position` is the index in `Conversation.messages` where the agent's compacted context
     begins (its summary message when it has one); `summary` is None when the agent's summary is
     not readable (Codex's server-side compaction is encrypted).
+
+    `tokens_source` says where `tokens_before` comes from: "agent" when the agent wrote its own
+    count beside the compaction (Claude Code's preTokens, Gemini CLI's and Copilot CLI's
+    figures), "usage" when the importer took the last model call's recorded usage before it
+    (Codex's token_count, OpenCode's step usage). A report names it: the two can differ.
     """
 
     position: int
@@ -34,6 +46,7 @@ class RecordedCompaction:
     tokens_before: int | None = None
     summary: str | None = None
     line: int | None = None  # where the compaction is recorded in the source file
+    tokens_source: str | None = None  # "agent" or "usage" (see above); None with no tokens
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -43,6 +56,7 @@ class RecordedCompaction:
             "tokens_before": self.tokens_before,
             "summary": self.summary,
             "line": self.line,
+            "tokens_source": self.tokens_source,
         }
 
 
@@ -250,6 +264,7 @@ class Conversation:
         for compaction in self.compactions:
             tokens = (
                 f", {compaction.tokens_before:,} tokens before"
+                f"{TOKENS_SOURCES.get(compaction.tokens_source or '', '')}"
                 if compaction.tokens_before is not None
                 else ""
             )

@@ -38,7 +38,7 @@ _T = TypeVar("_T")
 _ATTEMPTS = 8
 
 #: Migrations a read-only open may find missing: the reading code falls back without them.
-READ_OPTIONAL = frozenset({"m005_full_text", "m006_dedupe_and_message_store"})
+READ_OPTIONAL = frozenset({"m005_full_text", "m006_dedupe_and_message_store", "m007_corpus_scans"})
 
 
 class HistoryReadOnlyError(HistoryError):

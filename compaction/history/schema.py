@@ -149,6 +149,137 @@ def m006_dedupe_and_message_store(db: Database) -> None:
     )
 
 
+def m007_corpus_scans(db: Database) -> None:
+    """Corpus scans (`compaction scan`, lab/corpus/): every file scanned with the size and mtime
+    that make the next scan incremental, its conversations, the compactions their agents made,
+    and each scan's aggregates. Plain columns, one fact each, so that SQL and Datasette can
+    query them; keyed by path, so a rescan of a changed file replaces its rows."""
+    db.execute(
+        """
+        CREATE TABLE scan_files (
+            path TEXT PRIMARY KEY,          -- a file, or `<db>#<session id>` inside a database
+            agent TEXT,                     -- the agent whose folder it was found in, if known
+            project TEXT,
+            size INTEGER NOT NULL,          -- bytes, as listed (0 for a database's session)
+            mtime REAL NOT NULL,            -- seconds since the epoch, as listed
+            status TEXT NOT NULL,           -- 'ok', 'not a session' or 'error'
+            error TEXT,                     -- why it could not be read
+            conversations INTEGER NOT NULL,
+            warnings INTEGER NOT NULL,      -- the importer's warnings (a skipped broken line)
+            duration_s REAL NOT NULL,
+            scanned_at TEXT NOT NULL        -- UTC ISO 8601
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE scan_sessions (
+            path TEXT NOT NULL REFERENCES scan_files(path) ON DELETE CASCADE,
+            conversation INTEGER NOT NULL,  -- its index in the file
+            agent TEXT NOT NULL,
+            format TEXT NOT NULL,
+            title TEXT,                     -- redacted, at most 200 characters
+            model TEXT,
+            project TEXT,
+            messages INTEGER NOT NULL,
+            tokens INTEGER NOT NULL,        -- our count of the imported messages
+            calls INTEGER NOT NULL,         -- model calls whose usage the file records
+            input_tokens INTEGER,           -- summed over the calls (NULL: none recorded)
+            output_tokens INTEGER,
+            cache_read_tokens INTEGER,
+            cache_write_tokens INTEGER,
+            peak_input_tokens INTEGER,      -- the largest prompt of one call
+            recorded_cost_usd REAL,         -- what the file says its calls cost
+            cost_usd REAL,                  -- that, or a price from the usage when one is known
+            compaction_count INTEGER NOT NULL,
+            auto_compactions INTEGER NOT NULL,
+            manual_compactions INTEGER NOT NULL,
+            PRIMARY KEY (path, conversation)
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE scan_compactions (
+            path TEXT NOT NULL,
+            conversation INTEGER NOT NULL,
+            number INTEGER NOT NULL,        -- 1 for the session's first compaction
+            position INTEGER NOT NULL,      -- the message where the compacted context begins
+            line INTEGER,                   -- where the file records it
+            kind TEXT NOT NULL,             -- 'auto', 'manual' or 'unknown'
+            trigger_tokens INTEGER,         -- the context when it fired
+            trigger_source TEXT NOT NULL,   -- 'usage', 'recorded' or 'counted'
+            tokens_before_recorded INTEGER, -- the agent's own figure (Claude Code's preTokens)
+            tokens_after INTEGER,
+            after_source TEXT,              -- 'usage' or 'counted'
+            ratio REAL,                     -- tokens_after / trigger_tokens
+            summary_tokens INTEGER,
+            summary_readable INTEGER NOT NULL,
+            facts_before INTEGER NOT NULL,  -- probe facts of what it compacted away
+            kept_by_agent INTEGER,          -- NULL when the summary is encrypted
+            forgotten INTEGER,
+            forgotten_latest_request INTEGER,
+            forgotten_constraints INTEGER,
+            forgotten_files INTEGER,
+            forgotten_errors INTEGER,
+            forgotten_commands INTEGER,
+            forgotten_identifiers INTEGER,
+            pending_request_lost INTEGER,   -- 1: the user's latest request is not in its context
+            window INTEGER,
+            kept_by_ours INTEGER,           -- our pipeline at the same size (scan --ours)
+            PRIMARY KEY (path, conversation, number),
+            FOREIGN KEY (path, conversation) REFERENCES scan_sessions(path, conversation)
+                ON DELETE CASCADE
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE scans (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            created_at TEXT NOT NULL,       -- UTC ISO 8601
+            roots TEXT NOT NULL,            -- JSON: the paths given, or ["this machine"]
+            files INTEGER NOT NULL,
+            read INTEGER NOT NULL,          -- files read by this scan
+            reused INTEGER NOT NULL,        -- files unchanged since a previous scan
+            failed INTEGER NOT NULL,
+            stopped INTEGER NOT NULL,       -- 1: interrupted; the files read so far are kept
+            where_run TEXT NOT NULL,        -- this process, N local processes, Dask at ADDRESS
+            duration_s REAL NOT NULL
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE scan_members (
+            scan_id INTEGER NOT NULL REFERENCES scans(id) ON DELETE CASCADE,
+            path TEXT NOT NULL,             -- a file the scan covered (its selection)
+            PRIMARY KEY (scan_id, path)
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE scan_aggregates (
+            scan_id INTEGER NOT NULL REFERENCES scans(id) ON DELETE CASCADE,
+            agent TEXT NOT NULL,            -- an agent, or 'all'
+            metric TEXT NOT NULL,           -- trigger_tokens, ratio, forgotten, ...
+            n INTEGER NOT NULL,
+            total REAL,
+            mean REAL,
+            median REAL,
+            p10 REAL,
+            p90 REAL,
+            min REAL,
+            max REAL,
+            PRIMARY KEY (scan_id, agent, metric)
+        )
+        """
+    )
+    db.execute("CREATE INDEX idx_scan_compactions_kind ON scan_compactions (kind)")
+    db.execute("CREATE INDEX idx_scan_sessions_agent ON scan_sessions (agent)")
+
+
 #: The migrations, in the order they apply. Append new ones; never edit or reorder these.
 MIGRATIONS: tuple[Callable[[Database], None], ...] = (
     m001_sessions_and_runs,
@@ -157,6 +288,7 @@ MIGRATIONS: tuple[Callable[[Database], None], ...] = (
     m004_sweeps,
     m005_full_text,
     m006_dedupe_and_message_store,
+    m007_corpus_scans,
 )
 
 #: Every migration name this code knows, in order (its length is the schema version).

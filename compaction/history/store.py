@@ -32,6 +32,7 @@ from compaction.history.records import (
     summary_rows,
 )
 from compaction.history.rows import LIGHT_RUN_COLUMNS, RunRow, SessionRow
+from compaction.history.scans import ScanStore
 from compaction.history.scrub import MessageRedactor
 from compaction.history.sweeps import SweepStore
 
@@ -59,7 +60,7 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-class History(SweepStore):
+class History(SweepStore, ScanStore):
     """The run history at `path` (default: `$COMPACTION_LAB_DB` or the user data directory).
 
     Created and migrated on open. Raises HistoryError when the file cannot be used: unreadable or

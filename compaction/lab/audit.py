@@ -162,14 +162,20 @@ class Audit:
         }
 
 
-def session_window(model: str | None, tokens_before: int) -> tuple[int, str]:
+def session_window(
+    model: str | None, tokens_before: int, use_litellm: bool = True
+) -> tuple[int, str]:
     """The window of the session's model: litellm's map, else its family, else assumed from the
-    recorded tokens-before (the agent compacted at that size, so its window was larger)."""
+    recorded tokens-before (the agent compacted at that size, so its window was larger).
+
+    `use_litellm=False` skips the map: importing litellm costs seconds per process, which an
+    audit of the agent alone (a corpus scan, where the window is only reported) need not pay."""
     if model:
         from compaction.config import model_context_length
 
         try:
-            return model_context_length(model), "litellm"
+            if use_litellm:
+                return model_context_length(model), "litellm"
         except ConfigError:
             pass
         lowered = model.lower()
@@ -179,18 +185,22 @@ def session_window(model: str | None, tokens_before: int) -> tuple[int, str]:
     return max(int(tokens_before * 1.25), 8_000), "assumed"
 
 
-def agent_window(conversation: Conversation, tokens_before: int) -> tuple[int, str]:
+def agent_window(
+    conversation: Conversation, tokens_before: int, use_litellm: bool = True
+) -> tuple[int, str]:
     """The window the agent worked in: the one it recorded (Codex's `model_context_window`), or
     the one its recorded compactions imply where litellm's map says more (Claude Code compacts
-    near 167K of a 200K window on a model the map gives 1M); else `session_window`."""
+    near 167K of a 200K window on a model the map gives 1M); else `session_window`.
+    `use_litellm=False` leaves litellm's map out (see `session_window`)."""
     model = conversation.metadata.get("model")
     model = model if isinstance(model, str) else None
-    found = effective_window(conversation, model)
+    found = effective_window(conversation, model, use_litellm=use_litellm)
     if found.source == "recorded by the agent" or (
-        found.source.startswith("inferred") and found.litellm_window is not None
+        found.source.startswith("inferred")
+        and (found.litellm_window is not None or not use_litellm)
     ):
         return found.window, found.source
-    return session_window(model, tokens_before)
+    return session_window(model, tokens_before, use_litellm=use_litellm)
 
 
 def recorded_prompt(conversation: Conversation, position: int) -> int | None:
@@ -251,8 +261,14 @@ def _at_size(
 
 
 @with_lab_cache
-def audit(conversation: Conversation, counter: TokenCounter | None = None) -> Audit:
-    """One AuditEvent per compaction the conversation's agent recorded, in order."""
+def audit(
+    conversation: Conversation, counter: TokenCounter | None = None, ours: bool = True
+) -> Audit:
+    """One AuditEvent per compaction the conversation's agent recorded, in order.
+
+    `ours=False` measures the agent alone (what it kept and forgot) without running our
+    pipeline twice per compaction: a corpus scan over thousands of sessions needs only that
+    (`kept_by_pipeline`, `kept_at_agent_size` and their tokens are then None)."""
     counter = counter or make_counter()
     messages = conversation.messages
     model = conversation.metadata.get("model")
@@ -281,9 +297,13 @@ def audit(conversation: Conversation, counter: TokenCounter | None = None) -> Au
         }
         before_marks = {i + len(systems): kind for i, kind in window_marks.items()}
         facts = _offset(mine_facts(window_messages, marks=window_marks), start)
-        window, source = agent_window(conversation, tokens_before)
-        ours, error = (
-            _pipeline(
+        window, source = agent_window(conversation, tokens_before, use_litellm=ours)
+        pipeline: list[Message] | None = None
+        error: str | None = None
+        if not ours:
+            error = "not run (the agent alone was audited)"
+        elif before:
+            pipeline, error = _pipeline(
                 before,
                 tokens_before,
                 window,
@@ -292,10 +312,9 @@ def audit(conversation: Conversation, counter: TokenCounter | None = None) -> Au
                 model or "gpt-4o",
                 before_marks,
             )
-            if before
-            else (None, "nothing before the compaction")
-        )
-        ours_kept = _kept(facts, ours, cwd) if ours is not None else None
+        else:
+            error = "nothing before the compaction"
+        ours_kept = _kept(facts, pipeline, cwd) if pipeline is not None else None
         kept_by_agent: int | None = None
         agent_after: int | None = None
         same_size: list[Message] | None = None
@@ -306,7 +325,8 @@ def audit(conversation: Conversation, counter: TokenCounter | None = None) -> Au
             agent_kept = _kept(facts, context, cwd)
             kept_by_agent = sum(agent_kept)
             agent_after = counter.count_messages(context)
-            same_size, our_summary = _at_size(before, agent_after, counter, before_marks)
+            if ours:
+                same_size, our_summary = _at_size(before, agent_after, counter, before_marks)
             forgotten = [
                 ForgottenFact(
                     fact.category,
@@ -331,7 +351,9 @@ def audit(conversation: Conversation, counter: TokenCounter | None = None) -> Au
                 kept_by_agent=kept_by_agent,
                 kept_by_pipeline=sum(ours_kept) if ours_kept is not None else None,
                 agent_tokens_after=agent_after,
-                pipeline_tokens_after=counter.count_messages(ours) if ours is not None else None,
+                pipeline_tokens_after=(
+                    counter.count_messages(pipeline) if pipeline is not None else None
+                ),
                 window=window,
                 window_source=source,
                 forgotten=forgotten,

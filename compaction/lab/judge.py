@@ -16,7 +16,6 @@ strategy (the others still run) rather than raised.
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from typing import Any
@@ -24,6 +23,7 @@ from typing import Any
 from compaction.lab.evaluate import Evaluation
 from compaction.lab.judgement import QUESTIONS, JudgedStrategy, Judgement
 from compaction.lab.probes import Fact, normalise
+from compaction.litellm_loader import load_litellm
 from compaction.phases.summarize import serialize_turns
 from compaction.summarizers.llm_errors import error_message
 from compaction.text.redact import redact
@@ -98,14 +98,6 @@ def grade(facts: list[Fact], answers: dict[str, str], judged: JudgedStrategy) ->
         judged.scores[question] = len(found) / len(expected) if expected else None
 
 
-def _import_litellm() -> Any:
-    os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-    import litellm
-
-    litellm.suppress_debug_info = True
-    return litellm
-
-
 def judge(
     evaluation: Evaluation,
     model: str,
@@ -114,7 +106,7 @@ def judge(
     timeout: float = 120,
 ) -> Judgement:
     """Ask `model` the four questions about each strategy's context; grade; attach and return."""
-    litellm = _import_litellm()
+    litellm = load_litellm()
     results: dict[str, JudgedStrategy] = {}
     for name, outcome in evaluation.outcomes.items():
         judged = JudgedStrategy(name)

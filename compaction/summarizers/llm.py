@@ -22,6 +22,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from compaction.errors import ConfigError, SummarizationError, SummarizerUnavailable
+from compaction.litellm_loader import load_litellm
 from compaction.summarizers.base import OnToken, SummaryRequest
 from compaction.summarizers.llm_errors import classify_error, error_message
 from compaction.summary import parse_summary, render_summary
@@ -42,14 +43,6 @@ class _CallbackError(Exception):
     def __init__(self, original: BaseException) -> None:
         super().__init__(str(original))
         self.original = original
-
-
-def _import_litellm() -> Any:
-    os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-    import litellm
-
-    litellm.suppress_debug_info = True
-    return litellm
 
 
 class LLMSummarizer:
@@ -252,7 +245,7 @@ class LLMSummarizer:
     def _call(
         self, model: str, messages: list[dict[str, str]], on_token: OnToken | None
     ) -> tuple[str, dict[str, Any]]:
-        litellm = _import_litellm()
+        litellm = load_litellm()
         kwargs = self._kwargs(model, messages)
         if on_token is None:
             response = litellm.completion(**kwargs)

@@ -22,6 +22,7 @@ from compaction.cache import CompactionCache
 from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.errors import CompactionError, HistoryError
+from compaction.litellm_loader import load_litellm
 from compaction.messages import Message
 from compaction.phases.regions import RegionPlan, plan_regions
 from compaction.result import CompactionResult
@@ -119,10 +120,8 @@ def llm_result(loaded: Loaded, settings: Settings) -> CompactionResult | None:
 def _keys_litellm_wants(model: str) -> list[str]:
     # litellm's own check of the environment for this model's provider; imported only when an
     # LLM is chosen (the import costs seconds), and cached per model.
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
-
     try:
+        litellm = load_litellm()
         report = litellm.validate_environment(model=model)
     except Exception:  # an unknown provider: let the call itself say what is wrong
         return []

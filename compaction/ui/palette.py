@@ -145,3 +145,5 @@ HEAT_LOW = "#F7F7F7"
 NEUTRAL = "#999"
 #: A changed cell in a comparison: a light yellow that reads on both themes.
 CHANGED_HIGHLIGHT = "#FFF3B0"
+#: A distribution per agent on the Corpus page (one box each: the agent is the axis, not a hue).
+DISTRIBUTION = "#5F7C8A"  # slate: no region or fate

@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from compaction.config import CompactionConfig
+from compaction.formats.conversation import TOKENS_SOURCES
 from compaction.input.checks import validate_messages
 from compaction.lab.audit import AGENT_NAMES
 from compaction.lab.drift import DriftEntry
@@ -147,7 +148,7 @@ def recorded_hover(record: dict[str, Any]) -> str:
     tokens = record.get("tokens_before")
     text = f"{agent} compacted here, {record.get('trigger', 'unknown')}"
     if isinstance(tokens, int):
-        text += f", {tokens:,} tokens"
+        text += f", {tokens:,} tokens{TOKENS_SOURCES.get(str(record.get('tokens_source')), '')}"
     return html.escape(text)
 
 

@@ -28,6 +28,7 @@ from compaction.lab.peers import (
 )
 from compaction.lab.peers.codex import HANDOFF_PREAMBLE, TRUNCATION_MARK
 from compaction.lab.peers.gemini_cli import ACKNOWLEDGEMENT
+from compaction.lab.peers.openhands import filter_unmatched_tool_calls
 from compaction.messages import content_text, tool_calls
 from compaction.result import Fate
 from compaction.summarizers.extractive import ExtractiveSummarizer
@@ -188,16 +189,45 @@ def test_openhands_triggers_on_the_event_count_and_condenses_to_half() -> None:
     ]
 
 
-def test_openhands_leaves_a_cut_tool_group_unrepaired() -> None:
+def test_openhands_filters_unmatched_calls_and_results_as_its_conversation_memory_does() -> None:
+    # PEERS.md, "OpenHands condensers": V0's ConversationMemory ends with
+    # _filter_unmatched_tool_calls, so a cut tool group loses its call or result and no orphan
+    # reaches the provider.
     messages: list[Message] = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
     for number in range(40):
         messages += round_(number, f"output {number}")
     run = make_peer("openhands", {"max_size": 20}).compact(messages, 128_000, COUNTER, SUMMARIZER)
     # max_size // 2 = 10: the first 4, the summary, the last 5 events, which start with a tool
-    # result whose call was forgotten: a provider rejects it, and it is reported, not fixed.
-    assert run.origins == [0, 1, 2, 3, None, *range(77, 82)]
-    assert run.messages[5]["role"] == "tool"
-    assert errors(validate(run.messages, "openai"))
+    # result whose call was forgotten: the filter removes it.
+    assert run.origins == [0, 1, 2, 3, None, *range(78, 82)]
+    assert run.fates[77] == Fate.ORPHAN_REMOVED and run.details["filtered_unmatched"] == 1
+    assert not errors(validate(run.messages, "openai"))
+    assert not errors(validate(run.messages, "anthropic"))
+    # A head that ends on a call whose result was condensed away loses that call's message.
+    cut_head = make_peer("openhands", {"max_size": 20, "keep_first": 3})
+    run = cut_head.compact(messages, 128_000, COUNTER, SUMMARIZER)
+    assert run.fates[2] == Fate.ORPHAN_REMOVED and 2 not in run.origins
+    assert not errors(validate(run.messages, "openai"))
+
+
+def test_the_openhands_filter_keeps_the_matched_calls_of_a_message() -> None:
+    both = {
+        "role": "assistant",
+        "content": "two at once",
+        "tool_calls": [call("a", "ls"), call("b", "pwd")],
+    }
+    view: list[Message] = [
+        {"role": "user", "content": "go"},
+        both,
+        {"role": "tool", "tool_call_id": "a", "content": "x"},
+        {"role": "tool", "tool_call_id": "zzz", "content": "orphan"},
+        {"role": "assistant", "content": "plain text is untouched"},
+    ]
+    kept, origins, fates = filter_unmatched_tool_calls(view, [10, 11, 12, 13, None])
+    assert [c["id"] for c in tool_calls(kept[1])] == ["a"]
+    assert origins == [10, 11, 12, None]
+    assert fates == {11: Fate.CALL_STRIPPED, 13: Fate.ORPHAN_REMOVED}
+    assert view[1]["tool_calls"][1]["id"] == "b"  # the input is not changed
 
 
 # -- gemini-cli -----------------------------------------------------------------------------------

@@ -52,8 +52,9 @@ def test_openhands_compacts_when_the_event_count_passes_max_size() -> None:
         i for i in range(len(messages)) if i + 1 > 30 and may_compact_after(messages, i)
     )
     assert timeline.events[0].step == expected
-    # Condensed to max_size // 2 = 15 events; the token window played no part.
-    assert timeline.events[0].messages_after == 15
+    # Condensed to max_size // 2 = 15 events (less the call or result of a tool group cut at
+    # either edge, which V0's prompt builder filters out); the token window played no part.
+    assert 13 <= timeline.events[0].messages_after <= 15
     later = [event.messages_before for event in timeline.events[1:]]
     assert all(count > 30 for count in later)
 

@@ -59,5 +59,7 @@ def test_the_timeline_marks_the_agents_own_compaction_apart_from_the_replay() ->
     (marker,) = [t for t in figure["data"] if t.get("name", "").startswith("recorded by")]
     assert marker["name"] == "recorded by the agent (1)"
     assert marker["x"] == [229] and marker["y"] == [167094]
-    assert marker["hovertext"] == ["Claude Code compacted here, auto, 167,094 tokens"]
+    assert marker["hovertext"] == [
+        "Claude Code compacted here, auto, 167,094 tokens (counted by the agent)"
+    ]
     assert any("★ marks the compactions" in str(c.value) for c in at.caption)

@@ -3,6 +3,9 @@ checked against the library — the figures, validity, and every message's fate 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
 from app_helpers import click, library_result, open_app
 
 from compaction.config import CompactionConfig
@@ -71,7 +74,40 @@ def test_compare_with_a_peer_shows_both_fates_side_by_side() -> None:
     assert bool(only["differs"].all()) and len(only) == int(frame["differs"].sum())
 
 
-def test_a_peer_whose_output_a_provider_rejects_is_reported_not_repaired() -> None:
+def test_openhands_filters_what_its_condensation_cut_so_no_provider_rejects_it() -> None:
+    at = open_app(sample=SAMPLE, p_context_length="16000", inspect_compare_peer="openhands")
+    click(at, "step_all")
+    theirs = expected_run_at("openhands", 16_000)
+    shown = fates_frame(at)
+    assert list(shown["openhands"]) == [LABELS[theirs.fates[i]] for i in range(len(shown))]
+    # The 125-message sample condenses to 60 events, cutting through tool groups; V0's
+    # ConversationMemory filters the unmatched calls and results out of the prompt.
+    assert theirs.details["filtered_unmatched"] > 0
+    assert len(theirs.messages) == 60 - theirs.details["filtered_unmatched"]
+    assert not errors(validate(theirs.messages, "openai"))
+    assert not any("openai: rejected" in str(c.value) for c in at.caption)
+
+
+@pytest.fixture
+def fresh_peer_runs() -> Iterator[None]:
+    """The view caches each peer's run: this test's unfiltered run must neither come from an
+    earlier test nor stay for a later one."""
+    import streamlit as st
+
+    st.cache_resource.clear()
+    yield
+    st.cache_resource.clear()
+
+
+def test_a_peer_whose_output_a_provider_rejects_is_reported_not_repaired(
+    monkeypatch: pytest.MonkeyPatch, fresh_peer_runs: None
+) -> None:
+    # No peer at its published settings sends an orphan any more; without its prompt filter,
+    # OpenHands' condensation would, which is what this view must show and never repair.
+    monkeypatch.setattr(
+        "compaction.lab.peers.openhands.filter_unmatched_tool_calls",
+        lambda view, origins: (list(view), list(origins), {}),
+    )
     at = open_app(sample=SAMPLE, p_context_length="16000", inspect_compare_peer="openhands")
     click(at, "step_all")
     theirs = expected_run_at("openhands", 16_000)

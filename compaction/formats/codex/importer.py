@@ -348,6 +348,7 @@ class CodexImporter:
             agent="codex",
             trigger=trigger_of(self.records, index),
             tokens_before=self.last_tokens,
+            tokens_source="usage" if self.last_tokens is not None else None,
             summary=summary,
             line=line,
         )

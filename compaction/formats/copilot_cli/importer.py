@@ -315,6 +315,7 @@ class CopilotImport:
                 agent=NAME,
                 trigger=TRIGGERS.get(str(data.get("trigger")), "unknown"),
                 tokens_before=tokens if isinstance(tokens, int) else None,
+                tokens_source="agent" if isinstance(tokens, int) else None,
                 summary=summary,
                 line=line,
             )

@@ -21,6 +21,14 @@ from compaction.formats.usage.gemini_cli import call_of
 from compaction.messages import Message
 
 
+def _source(own: Any, usage: int | None) -> str | None:
+    """Where a compression's tokens-before comes from: Gemini CLI's own figure, else the last
+    recorded call's input (see RecordedCompaction.tokens_source)."""
+    if own is not None:
+        return "agent"
+    return "usage" if usage is not None else None
+
+
 @dataclass
 class Slot:
     """One place in the thread: a message record (by id) or a compression."""
@@ -82,6 +90,7 @@ class Mapper:
             agent=NAME,
             trigger="unknown",
             tokens_before=tokens if tokens is not None else self.last_input_tokens,
+            tokens_source=_source(tokens, self.last_input_tokens),
             summary=summary,
             line=info.get("line"),
         )
@@ -137,6 +146,7 @@ class Mapper:
                     agent=NAME,
                     trigger="unknown",
                     tokens_before=self.last_input_tokens,
+                    tokens_source=_source(None, self.last_input_tokens),
                     summary=text,
                     line=where,
                 )

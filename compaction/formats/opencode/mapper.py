@@ -278,6 +278,7 @@ class Mapper:
                 agent=NAME,
                 trigger="auto" if part.get("auto") else "manual",
                 tokens_before=tokens,
+                tokens_source="usage" if tokens is not None else None,
                 summary=summary or None,
                 line=self.line(part),
             )

@@ -323,11 +323,14 @@ def recorded_triggers(conversation: Conversation) -> tuple[int, ...]:
     return tuple(triggers)
 
 
-def effective_window(conversation: Conversation, model: str | None = None) -> EffectiveWindow:
-    """See the module docstring; `model` defaults to the conversation's."""
+def effective_window(
+    conversation: Conversation, model: str | None = None, use_litellm: bool = True
+) -> EffectiveWindow:
+    """See the module docstring; `model` defaults to the conversation's. `use_litellm=False`
+    skips litellm's map (importing litellm costs seconds in each worker of a corpus scan)."""
     model = model or conversation.metadata.get("model")
     model = model if isinstance(model, str) else None
-    litellm = _litellm_window(model)
+    litellm = _litellm_window(model) if use_litellm else None
     triggers = recorded_triggers(conversation)
     recorded = conversation.metadata.get("model_context_window")
     if isinstance(recorded, int) and recorded > 0:

@@ -13,12 +13,12 @@ million tokens; an optional fifth value is the 1-hour write) prices it, or repla
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.errors import ConfigError
+from compaction.litellm_loader import load_litellm
 
 PER_MILLION = 1_000_000
 UNKNOWN_PRICE = "unknown price"
@@ -103,11 +103,7 @@ def parse_price(text: str) -> Price:
 
 
 def _cost_map() -> dict[str, Any]:
-    # The bundled map, never the network: set only when the user has not chosen otherwise.
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm  # imported here: the import costs seconds
-
-    litellm.suppress_debug_info = True
+    litellm = load_litellm()  # the bundled map, never the network
     model_cost: dict[str, Any] = litellm.model_cost
     return model_cost
 

@@ -2,10 +2,12 @@
 peer's published code or documentation does, with its version; nobody's code):
 
 - `hermes`: hermes-agent's ContextCompressor v0.18.2 (hermes.py);
-- `codex`: Codex CLI's compact.rs — user messages verbatim within 20,000 tokens + a summary
-  (codex.py);
-- `openhands`: OpenHands' V0 LLMSummarizingCondenser, an event-count trigger (openhands.py);
-- `gemini-cli`: Gemini CLI's chatCompressionService — the last 30% by characters (gemini_cli.py);
+- `codex`: Codex CLI's local compaction (compact.rs) — user messages verbatim within 20,000
+  tokens + a summary (codex.py; its encrypted remote compaction has nothing to measure);
+- `openhands`: OpenHands' V0 LLMSummarizingCondenser, an event-count trigger, with the prompt
+  built as its ConversationMemory builds it (unmatched calls and results filtered; openhands.py);
+- `gemini-cli`: Gemini CLI's chatCompressionService — the last 30% by characters, at the 0.5
+  threshold of the version read (the default has since moved to 0.2; gemini_cli.py);
 - `observation-masking`: JetBrains' masking of observations older than M turns
   (observation_masking.py).
 

@@ -17,8 +17,14 @@ The policy, as PEERS.md describes it:
   user messages: they are summarised again.
 - If the compaction request overflows, Codex drops the oldest history item and retries: our
   summariser has no request limit, so this never happens here.
-- The server-side compact endpoint (an encrypted `compaction` item) is not modelled: its summary
-  is not readable.
+- This is Codex's local compaction, which is where Codex compacts now: the maintainers say it
+  "moved locally using the same endpoint as normal turns" (openai/codex #24923, PEERS.md). The
+  remote v2 path (PR #22809: a `compaction_trigger` item sent, an encrypted `compaction` item
+  returned, the `compacted` record of a rollout) and OpenAI's API's inline compaction
+  (`context_management: [{type: "compaction", compact_threshold: …}]`, whose item is "not
+  intended to be human-interpretable") are not modelled: neither has a summary the lab could
+  read or measure. A session that recorded one is audited and scanned with its summary
+  "not readable" (lab/audit.py, lab/corpus/).
 
 Codex asks the model itself for a handoff summary (goal, progress and decisions, constraints and
 preferences, remaining steps, critical data); the lab writes it with ours, given the budget our
@@ -85,7 +91,9 @@ class Codex:
     """Codex CLI's local compaction (codex-rs compact.rs; see the module doc)."""
 
     name: ClassVar[str] = "codex"
-    version: ClassVar[str] = "Codex CLI, codex-rs compact.rs (as PEERS.md describes it)"
+    version: ClassVar[str] = (
+        "Codex CLI local compaction, codex-rs compact.rs (as PEERS.md describes it, 2026)"
+    )
     trigger_kind: ClassVar[str] = "tokens"
     estimate: ClassVar[str | None] = None
 

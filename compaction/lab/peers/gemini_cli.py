@@ -2,7 +2,12 @@
 
 The policy, as PEERS.md describes it:
 
-- Trigger: `threshold_ratio` 0.5 of the model's limit.
+- Trigger: `threshold_ratio` 0.5 of the model's limit, in the version read. The default moved
+  since: google-gemini/gemini-cli PR #12306 lowered it to 0.2, and issue #23906 (open) is still
+  about setting it to 20% (PEERS.md). This strategy names 0.5, the threshold of the version its
+  rules were read from; `gemini-cli.threshold_ratio=0.2` (a sweep axis, or `make_peer`) is the
+  newer default. Forced at the lab's shared target (eval) the threshold changes nothing: the
+  window is derived from it (`window_for`), and the rest of the policy is measured in shares.
 - Older function responses beyond a `response_budget_tokens` 50,000-token reverse budget
   (counted from the newest response back) are truncated to their last lines
   (`truncated_lines`); responses older than `recent_tool_turns` 3 tool turns collapse to a
@@ -75,7 +80,10 @@ class GeminiCli:
     """Gemini CLI's chat compression (chatCompressionService.ts; see the module doc)."""
 
     name: ClassVar[str] = "gemini-cli"
-    version: ClassVar[str] = "Gemini CLI, chatCompressionService.ts (as PEERS.md describes it)"
+    version: ClassVar[str] = (
+        "Gemini CLI, chatCompressionService.ts (as PEERS.md describes it), threshold 0.5 "
+        "(before PR #12306 lowered the default to 0.2)"
+    )
     trigger_kind: ClassVar[str] = "tokens"
     estimate: ClassVar[str | None] = None
 

@@ -15,9 +15,15 @@ What PEERS.md leaves open, and how the lab reads it:
 - An event here is one message of the transcript. OpenHands makes one action event per tool call,
   so an assistant message carrying several calls counts as one event here, not several.
 - Where the summary event sits: right after the kept head, sent as a user message.
-- PEERS.md does not describe how OpenHands pairs calls with results when it builds the prompt
-  from the condensed view, so nothing is paired or repaired here: a cut through a tool group is
-  left as the count put it, and provider validity reports it.
+- The prompt is built from the condensed view the way V0's `ConversationMemory` builds it: its
+  last step, `_filter_unmatched_tool_calls` (PEERS.md, "OpenHands condensers"), removes every
+  tool result whose call is not in the view and every call whose result is not; an assistant
+  message left with no call is removed, one left with some keeps those (a message without
+  calls is untouched). A condensation that cuts through a tool group therefore loses that
+  group's call or result (the fates say which: `removed`, `stripped`), but sends no orphan to
+  the provider, so none is reported as provider-invalid for that reason. The filter runs on the
+  condensed view only: an input that is already unpaired is the input's fault, reported as such
+  by the eval (`original_errors`).
 
 OpenHands asks its model for a summary with its own sections (USER_CONTEXT, TASK_TRACKING,
 COMPLETED, PENDING, CURRENT_STATE, …); the lab writes it with ours, given the budget our
@@ -41,11 +47,55 @@ from compaction.lab.peers.base import (
     unchanged,
     write_summary,
 )
-from compaction.messages import Message, content_text, with_content
+from compaction.messages import Message, content_text, tool_calls, with_content
 from compaction.phases.assemble import summary_content
 from compaction.result import Fate
 from compaction.summarizers.base import Summarizer
 from compaction.tokens import TokenCounter
+
+
+def filter_unmatched_tool_calls(
+    messages: Sequence[Message], origins: Sequence[int | None]
+) -> tuple[list[Message], list[int | None], dict[int, str]]:
+    """The view as V0's ConversationMemory sends it: unmatched calls and results removed.
+
+    Returns the messages, their origins, and the fate of each input index the filter changed
+    (`removed`: the message is gone; `stripped`: it lost the calls that had no result).
+    """
+    call_ids = {
+        call.get("id")
+        for message in messages
+        if message.get("role") == "assistant"
+        for call in tool_calls(message)
+        if call.get("id")
+    }
+    result_ids = {
+        message.get("tool_call_id")
+        for message in messages
+        if message.get("role") == "tool" and message.get("tool_call_id")
+    }
+    kept: list[Message] = []
+    kept_origins: list[int | None] = []
+    fates: dict[int, str] = {}
+    for message, origin in zip(messages, origins, strict=True):
+        fate: str | None = None
+        if message.get("role") == "tool" and message.get("tool_call_id"):
+            if message["tool_call_id"] not in call_ids:
+                fate = Fate.ORPHAN_REMOVED
+        elif message.get("role") == "assistant" and tool_calls(message):
+            calls = tool_calls(message)
+            matched = [call for call in calls if call.get("id") in result_ids]
+            if not matched:
+                fate = Fate.ORPHAN_REMOVED
+            elif len(matched) < len(calls):
+                fate = Fate.CALL_STRIPPED
+                message = {**message, "tool_calls": matched}
+        if fate is not None and origin is not None:
+            fates[origin] = fate
+        if fate != Fate.ORPHAN_REMOVED:
+            kept.append(message)
+            kept_origins.append(origin)
+    return kept, kept_origins, fates
 
 
 @dataclass(frozen=True)
@@ -53,7 +103,10 @@ class OpenHands:
     """OpenHands V0 LLMSummarizingCondenser with the default condenser's settings."""
 
     name: ClassVar[str] = "openhands"
-    version: ClassVar[str] = "OpenHands V0 LLMSummarizingCondenser (default condenser)"
+    version: ClassVar[str] = (
+        "OpenHands V0 LLMSummarizingCondenser (default condenser), prompt built by "
+        "ConversationMemory (unmatched tool calls and results filtered)"
+    )
     trigger_kind: ClassVar[str] = "events"
     estimate: ClassVar[str | None] = None
 
@@ -137,12 +190,15 @@ class OpenHands:
             "role": "user",
             "content": summary_content(text, is_marker=parsed is None),
         }
-        output = [*(dict(m) for m in original[:head]), summary_message]
-        output += [dict(m) for m in original[tail_start:]]
-        origins: list[int | None] = [*range(head), None, *range(tail_start, n)]
+        view = [*(dict(m) for m in original[:head]), summary_message]
+        view += [dict(m) for m in original[tail_start:]]
+        output, origins, filtered = filter_unmatched_tool_calls(
+            view, [*range(head), None, *range(tail_start, n)]
+        )
         fates: dict[int, str] = dict.fromkeys(range(n), Fate.KEPT)
         fates.update(folded_fates(head, tail_start, summaries))
         fates.update({i: Fate.PREVIOUS_SUMMARY_REPLACED for i in summaries})
+        fates.update(filtered)
         state.compactions += 1
         if parsed is not None:
             state.previous_summary = text
@@ -157,12 +213,21 @@ class OpenHands:
             summary=parsed,
             fallback=fallback,
             notes=[
-                f"{n} events → {len(output)}: the first {head}, the summary, "
-                f"the last {n - tail_start}"
+                f"{n} events → {len(view)}: the first {head}, the summary, "
+                f"the last {n - tail_start}",
+                *(
+                    [
+                        f"{len(filtered)} message(s) lost an unmatched tool call or result "
+                        "when the prompt was built (ConversationMemory's filter)"
+                    ]
+                    if filtered
+                    else []
+                ),
             ],
             details={
                 "events_before": n,
-                "events_after": len(output),
+                "events_after": len(view),
+                "filtered_unmatched": len(filtered),
                 "max_size": self.max_size,
                 "keep_first": head,
                 "tail_start": tail_start,

@@ -10,7 +10,6 @@ until the caller runs the sweep itself.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +18,7 @@ from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.lab.memory import with_lab_cache
 from compaction.lab.sweep.grid import grid_configs, normalise_grid, parse_grid
+from compaction.litellm_loader import load_litellm
 from compaction.summarizers.base import StaticSummarizer
 from compaction.tokens import make_counter
 
@@ -56,10 +56,7 @@ class CostEstimate:
 
 def price(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
     """litellm's offline price in USD, or None for a model its cost map does not know."""
-    os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-    import litellm  # imported here: the import costs seconds
-
-    litellm.suppress_debug_info = True
+    litellm = load_litellm()
     try:
         prompt_cost, completion_cost = litellm.cost_per_token(
             model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
