@@ -128,6 +128,49 @@ def test_second_compaction_of_the_output_is_well_formed(messages: list[dict[str,
     assert_well_formed_compaction(once.messages, twice, head_end)
 
 
+def test_a_request_merged_into_the_summary_is_pinned_by_the_next_pass() -> None:
+    """Found by the property above: when neither role fits, Phase 4 merges the summary into the
+    latest request; a second pass must replace the summary part and keep the request's words
+    (it does: they come back as their own user message after the new summary)."""
+
+    def group(*ids: int, command: str = "pytest") -> dict[str, Any]:
+        arguments = json.dumps({"command": command, "content": "x" * 10})
+        calls = [
+            {
+                "id": f"call_{i}",
+                "type": "function",
+                "function": {"name": "terminal", "arguments": arguments},
+            }
+            for i in ids
+        ]
+        return {"role": "assistant", "content": None, "tool_calls": calls}
+
+    long_command = " ".join(["pytest"] * 8)
+    messages: list[dict[str, Any]] = [
+        group(1),
+        {"role": "assistant", "content": "pytest"},
+        *({"role": "user", "content": "pytest"} for _ in range(2)),
+        group(2, 3),
+        *({"role": "user", "content": "pytest"} for _ in range(10)),
+        group(4, 5, 6),
+        group(7),
+        group(8, 9, 10, command="pytest pytest"),
+        group(11, command=long_command),
+        group(12, 13, 14, command=long_command),
+        {"role": "tool", "tool_call_id": "call_13", "content": long_command},
+        {"role": "tool", "tool_call_id": "call_14", "content": (long_command + "\n") * 60},
+    ]
+    compactor = Compactor(SMALL)
+    once = compactor.compress(messages, force=True)
+    assert any("the original message follows" in str(m.get("content")) for m in once.messages)
+    twice = compactor.compress(once.messages, force=True)
+    assert tool_structure_problems(twice.messages) == []
+    assert {"role": "user", "content": "pytest"} in twice.messages
+    assert_well_formed_compaction(
+        once.messages, twice, find_head_end(once.messages, SMALL.protect_first_n)
+    )
+
+
 @FAST
 @given(conversations())
 def test_every_input_message_has_a_fate_and_every_output_an_origin(
