@@ -435,6 +435,6 @@ def test_inspect_prints_the_import_report_and_the_agents_compaction() -> None:
     assert "import            1,863 record(s) read, 491 imported, 1,372 skipped" in result.output
     assert "  skipped         progress/hook_progress ×1,032: not conversation" in result.output
     assert (
-        "agent compaction  message 229: claude-code, auto, 167,094 tokens before (counted by the agent); summary "
-        "readable, line 1256"
+        "agent compaction  message 229: claude-code, auto, 167,094 tokens before "
+        "(counted by the agent); summary readable, line 1256"
     ) in result.output
