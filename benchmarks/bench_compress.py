@@ -119,10 +119,14 @@ def _shared_cache() -> Any:
     """One CompactionCache for a worker's cold run and its re-runs, as the app and the lab
     share one (issue 30: the engine keeps no process-wide memory); None on a tree from before
     it, whose re-runs shared a process-wide one."""
-    try:
-        from compaction.cache import CompactionCache
-    except ImportError:
+    import compaction
+
+    # Asked of the measured tree's files, not of the import system: the editable install's
+    # finder would serve this tree's compaction.cache to an older tree that has none.
+    if not (Path(compaction.__file__).parent / "cache.py").exists():
         return None
+    from compaction.cache import CompactionCache
+
     return CompactionCache()
 
 

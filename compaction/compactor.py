@@ -1,19 +1,25 @@
-"""Compactor: runs the five phases and Fit, and keeps what must survive between compactions.
+"""Compactor: checks the input at its door, runs the phases (phases/pipeline.py: Prune,
+Boundaries, Summarize, Assemble, Cleanup, Fit, each state in and its own result out), and keeps
+what must survive between compactions.
 
 Every compaction that runs ends with the Fit step (phases/fit.py): the result is at most
 `context_length` tokens unless the system message and the latest request alone exceed it, which
-the result then says (`result.fit.cannot_fit`). A conversation of nothing but tool results (every
-one an orphan, which Phase 5 must remove) raises InvalidConversationError: nothing of it would
-survive, and an empty list is no conversation to send.
+the result then says (`result.fit.cannot_fit`, naming what fills the window). A conversation of
+nothing but tool results (every one an orphan, which Phase 5 must remove) raises
+InvalidConversationError: nothing of it would survive, and an empty list is no conversation to
+send.
 
 State across calls — the last summary, the ineffective-compaction count — is what stops an agent
 from thrashing: after `max_ineffective` compactions in a row that freed little, automatic
-compaction stops and suggests a new session instead of looping. A manual (forced) compaction
-always runs.
+compaction stops and suggests a new session instead of looping. Over the window it runs anyway
+(Fit can cut), unless the last compaction found the latest request alone over the window: until
+the request changes no compaction can help, so that one counts as ineffective at once and the
+automatic calls after it skip. A manual (forced) compaction always runs.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,28 +27,20 @@ from compaction.cache import CompactionCache, current_cache
 from compaction.config import CompactionConfig
 from compaction.errors import ConfigError, InvalidConversationError
 from compaction.input.growing import GrowingConversation, check_and_count_once
-from compaction.messages import Message, split_marks
-from compaction.phases.assemble import assemble
-from compaction.phases.boundaries import boundaries_phase, find_head_end
-from compaction.phases.cleanup import cleanup
-from compaction.phases.fit import expected_fit_cuts, fit_phase
-from compaction.phases.outcome import (
-    FIT_ONLY_NOTE,
-    PRUNE_ONLY_NOTE,
-    SUMMARY_NOT_WORTH_IT,
-    final_fates,
-    nothing_to_compress_reason,
-    restore_merged,
-)
-from compaction.phases.prune import counts_after, prune
-from compaction.phases.summarize import SummaryOutcome, split_merged_summaries, summarize_phase
-from compaction.result import CompactionResult, Fate, OrphanFix, PhaseResult
+from compaction.messages import Marks, Message, content_text, last_user_index, split_marks
+from compaction.phases.outcome import final_fates
+from compaction.phases.pipeline import PHASES, Cleanup, CompactionState, Phase, run_phases
+from compaction.result import CompactionResult, Fate, PhaseResult
 from compaction.summarizers.base import OnToken, Summarizer
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.summary.recorded import SessionRecord
 from compaction.tokens import TokenCounter, count_each, make_counter
 
 INEFFECTIVE_REASON = "ineffective compression — consider starting a new session (/new)"
+REQUEST_OVER_WINDOW_REASON = (
+    "the latest user request alone is over the window (the last compaction's Fit says by how "
+    "much): compacting again cannot make it fit — shorten the request or start a new session"
+)
 NEW_SESSION_SUGGESTION = (
     "Compaction keeps freeing little context: consider starting a new session (/new)."
 )
@@ -80,6 +78,10 @@ class Compactor:
         self._conversation = GrowingConversation()
         self._counts: list[int] = []
         self._counted_with: TokenCounter | None = None
+        # The latest request (a digest of its text) that the last compaction found over the
+        # window on its own: until it changes, compacting again cannot help.
+        self._unfittable: str | None = None
+        self.phases: tuple[Phase, ...] = PHASES
 
     def count_tokens(self, messages: Sequence[Message]) -> int:
         return self.counter.count_messages(messages)
@@ -113,11 +115,16 @@ class Compactor:
         if isinstance(messages, list | tuple) and not messages:
             return False  # nothing to compact yet (compress() would reject it)
         # The same checks as compress(), so bad input fails here with the same clear error.
-        _, _, counts = self._checked_and_counted(messages)
+        checked, _, counts = self._checked_and_counted(messages)
         tokens = sum(counts)
         if self.ineffective_count >= self.config.max_ineffective:
             # Anti-thrash waits for a manual compaction, but a context over the window cannot
-            # be sent at all: then compaction runs regardless.
+            # be sent at all: then compaction runs regardless, unless the last one found the
+            # latest request alone over the window (no compaction can fit it).
+            if self._unfittable is not None and (
+                _request_key(*split_marks(checked)) == self._unfittable
+            ):
+                return False
             return tokens > self.config.context_length
         return tokens >= self.config.threshold_tokens
 
@@ -170,7 +177,12 @@ class Compactor:
         if not force:
             reason = None
             if self.ineffective_count >= config.max_ineffective:
-                if tokens_before > config.context_length:
+                unfittable = self._unfittable is not None and (
+                    _request_key(checked, marks) == self._unfittable
+                )
+                if tokens_before > config.context_length and unfittable:
+                    reason = REQUEST_OVER_WINDOW_REASON
+                elif tokens_before > config.context_length:
                     # Over the window the provider rejects the next call: anti-thrash yields.
                     base["forced_over_window"] = True
                 else:
@@ -187,159 +199,49 @@ class Compactor:
         if all(message.get("role") == "tool" for message in checked):
             raise InvalidConversationError(NOTHING_SURVIVES)
 
-        # Phase 3 step 1, done first so every phase sees it: a message an earlier compaction
-        # merged the summary into is that message again (its summary is the previous summary).
-        head_end = find_head_end(checked, config.protect_first_n)
-        working, merged_previous = split_merged_summaries(checked, head_end)
-        merged_at = {index for index, _ in merged_previous}
-        work_tokens = [
-            self.counter.count_message(working[i]) if i in merged_at else count
-            for i, count in enumerate(tokens)
-        ]
-        pruned = prune(working, config, self.counter, work_tokens)
-        pruned_tokens = counts_after(pruned, work_tokens, self.counter)
-        bounds_phase, bounds = boundaries_phase(pruned.messages, pruned_tokens, config, marks)
-        bounds_phase.tokens_before = bounds_phase.tokens_after = pruned.tokens_after
-        if bounds.middle_is_empty:
-            over_window = tokens_before > config.context_length
-            if pruned.fates or over_window:
-                # Phase 1 shrank the old outputs so far that everything after the head now fits
-                # the tail budget: nothing is left to summarise, but the pruning is real savings.
-                # (Skipping here would make a smaller tail budget compact *less*.) A merged
-                # summary keeps its place: nothing replaces it. Over the window, the same: a
-                # skip would leave a context the provider rejects, and Fit can cut it.
-                kept = restore_merged(pruned.messages, checked, merged_at)
-                cleaned, fixes = cleanup(kept, pruned.origins, config.orphan_strategy, checked)
-                cleaned.tokens_before = pruned.tokens_after
-                cleaned.tokens_after = self.counter.count_messages(cleaned.messages)
-                cleaned.details["note"] = PRUNE_ONLY_NOTE if pruned.fates else FIT_ONLY_NOTE
-                phases = [pruned, bounds_phase, cleaned]
-                return self._finish(
-                    checked, phases, cleaned, fixes, tokens_before, None, base, marks
-                )
-            # Nothing to summarise, but orphans in the input would still break the provider:
-            # Phase 5 runs on the unpruned messages so the output is always sendable.
-            cleaned, fixes = cleanup(checked, list(range(len(checked))), config.orphan_strategy)
-            cleaned.tokens_before = tokens_before
-            cleaned.tokens_after = self.counter.count_messages(cleaned.messages)
+        state = run_phases(
+            CompactionState(
+                checked=checked,
+                input_tokens=tokens,
+                marks=marks,
+                config=config,
+                counter=self.counter,
+                summarizer=self.summarizer,
+                fallback_summarizer=self._fallback_summarizer,
+                focus=focus,
+                on_token=on_token,
+                recorded=recorded,
+                previous_summary=self.previous_summary,
+            ),
+            self.phases,
+        )
+        if state.skip_reason is not None:
             skipped = self._skipped(
-                cleaned.messages,
-                [pruned, bounds_phase, cleaned],
-                tokens_before,
-                nothing_to_compress_reason(fixes),
-                base,
+                state.messages, state.results, tokens_before, state.skip_reason, base
             )
-            skipped.orphan_fixes = fixes
-            skipped.tokens_after = cleaned.tokens_after
-            skipped.fates = final_fates(len(checked), [cleaned])
+            skipped.orphan_fixes = state.fixes
+            skipped.tokens_after = state.tokens
+            skipped.fates = final_fates(len(checked), state.results[-1:])
             return skipped
+        if state.outcome is not None and state.outcome.summary is not None:
+            self.previous_summary = state.outcome.text
+        return self._finish(state, base)
 
-        middle_tokens = sum(pruned_tokens[index] for index in bounds.middle)
-        fit_outputs = expected_fit_cuts(
-            pruned.messages,
-            working,
-            pruned_tokens,
-            bounds,
-            config,
-            middle_tokens,
-            self.counter,
-            marks,
-        )
-        summary_phase, outcome, taken_out = summarize_phase(
-            pruned.messages,
-            working,
-            bounds.head_end,
-            bounds.tail_start,
-            middle_tokens,
-            config,
-            self.summarizer,
-            previous_summary=self.previous_summary,
-            focus=focus,
-            on_token=on_token,
-            fallback_summarizer=self._fallback_summarizer,
-            pinned=bounds.pinned,
-            merged_previous=merged_previous,
-            counter=self.counter,
-            fit_outputs=fit_outputs,
-            recorded=recorded,
-            marks=marks,
-        )
-        summary_phase.tokens_before = summary_phase.tokens_after = pruned.tokens_after
-        tail_taken_out = {i for i in taken_out if i >= bounds.tail_start}
-        assembled = assemble(
-            pruned.messages,
-            pruned.origins,
-            bounds.head_end,
-            bounds.tail_start,
-            outcome.text,
-            is_marker=outcome.summary is None,
-            excluded=tail_taken_out,
-            pinned=bounds.pinned,
-            orphan_strategy=config.orphan_strategy,
-        )
-        assembled.tokens_before = pruned.tokens_after
-        assembled.tokens_after = self.counter.count_messages(assembled.messages)
-        cleaned, fixes = cleanup(
-            assembled.messages, assembled.origins, config.orphan_strategy, checked
-        )
-        cleaned.tokens_before = assembled.tokens_after
-        cleaned.tokens_after = self.counter.count_messages(cleaned.messages)
-        if cleaned.tokens_after >= tokens_before:
-            # Compaction must never grow the context. On a short conversation the summary's fixed
-            # cost (13 headings, the reference-only framing) can outweigh the whole middle; then
-            # the pruned conversation is the result, and Phase 3 shows the summary as discarded.
-            # (Only against the input: a summary larger than the *pruned* middle is still worth
-            # it, since it carries the errors and facts that Phase 1 cut to one line.)
-            kept = restore_merged(pruned.messages, checked, merged_at)
-            unsummarised, unsummarised_fixes = cleanup(
-                kept, pruned.origins, config.orphan_strategy, checked
-            )
-            unsummarised.tokens_before = pruned.tokens_after
-            unsummarised.tokens_after = self.counter.count_messages(unsummarised.messages)
-            note = SUMMARY_NOT_WORTH_IT.format(
-                before=tokens_before,
-                after=cleaned.tokens_after,
-                middle=middle_tokens,
-                pruned=unsummarised.tokens_after,
-            )
-            summary_phase.fates = {}
-            summary_phase.details["discarded"] = note
-            unsummarised.details["note"] = note
-            phases = [pruned, bounds_phase, summary_phase, unsummarised]
-            return self._finish(
-                checked, phases, unsummarised, unsummarised_fixes, tokens_before, None, base, marks
-            )
-        phases = [pruned, bounds_phase, summary_phase, assembled, cleaned]
-        if outcome.summary is not None:
-            self.previous_summary = outcome.text
-        return self._finish(checked, phases, cleaned, fixes, tokens_before, outcome, base, marks)
-
-    def _finish(
-        self,
-        checked: list[Message],
-        phases: list[PhaseResult],
-        cleaned: PhaseResult,
-        fixes: list[OrphanFix],
-        tokens_before: int,
-        outcome: SummaryOutcome | None,
-        base: dict[str, Any],
-        marks: dict[int, str] | None = None,
-    ) -> CompactionResult:
-        """Fit, savings, the anti-thrash count and the result, for every compaction that ran."""
+    def _finish(self, state: CompactionState, base: dict[str, Any]) -> CompactionResult:
+        """Savings, the anti-thrash count and the result, for every compaction that ran."""
         config = self.config
-        fitted, fit = fit_phase(
-            cleaned.messages,
-            cleaned.origins,
-            config.context_length,
-            self.counter,
-            tokens_before=cleaned.tokens_after,
-            marks=marks,
-        )
-        phases = [*phases, fitted]
-        tokens_after = fitted.tokens_after
+        tokens_before, tokens_after = state.tokens_before, state.tokens
         savings = (tokens_before - tokens_after) / tokens_before * 100 if tokens_before else 0.0
         ineffective = savings < config.ineffective_savings_pct
         self.ineffective_count = self.ineffective_count + 1 if ineffective else 0
+        if state.fit is not None and state.fit.request_exceeds_window:
+            # No compaction can make it fit until the request changes: say so once, and let
+            # the anti-thrash rule skip the automatic calls that would only repeat this one.
+            self.ineffective_count = max(self.ineffective_count, config.max_ineffective)
+            self._unfittable = _request_key(state.checked, state.marks)
+        else:
+            self._unfittable = None
+        cleaned = next(r for r in reversed(state.results) if r.name == Cleanup.name)
         cleaned.details.update(
             {
                 "savings_pct": round(savings, 2),
@@ -351,23 +253,24 @@ class Compactor:
         suggestion = (
             NEW_SESSION_SUGGESTION if self.ineffective_count >= config.max_ineffective else None
         )
-        summary_details = phases[2].details if outcome is not None else {}
-        self._follow(fitted.messages)
+        outcome = state.outcome
+        summary_details = state.summary_result.details if state.summary_result else {}
+        self._follow(state.messages)
         return CompactionResult(
-            messages=fitted.messages,
-            phases=phases,
+            messages=state.messages,
+            phases=state.results,
             tokens_before=tokens_before,
             tokens_after=tokens_after,
             summary=outcome.summary if outcome else None,
-            orphan_fixes=fixes,
+            orphan_fixes=state.fixes,
             fallback_used=outcome.fallback_used if outcome else None,
             fallback_reason=outcome.fallback_reason if outcome else None,
-            fates=final_fates(len(checked), phases),
+            fates=final_fates(len(state.checked), state.results),
             ineffective_count=self.ineffective_count,
             suggestion=suggestion,
-            iterative=bool(summary_details.get("iterative")),
-            fit=fit,
-            marks=_output_marks(fitted.origins, marks),
+            iterative=bool(outcome and summary_details.get("iterative")),
+            fit=state.fit,
+            marks=_output_marks(state.origins, state.marks),
             **base,
         )
 
@@ -399,12 +302,23 @@ class Compactor:
             skip_reason=reason,
             fates=dict.fromkeys(range(len(messages)), Fate.KEPT),
             ineffective_count=self.ineffective_count,
-            suggestion=NEW_SESSION_SUGGESTION if reason == INEFFECTIVE_REASON else None,
+            suggestion=NEW_SESSION_SUGGESTION
+            if reason in (INEFFECTIVE_REASON, REQUEST_OVER_WINDOW_REASON)
+            else None,
             **base,
         )
 
 
-def _output_marks(origins: list[int | None], marks: dict[int, str] | None) -> dict[int, str]:
+def _request_key(messages: Sequence[Message], marks: Marks) -> str | None:
+    """A digest of the latest request's text: the same request after a compaction (it is kept
+    verbatim, at another index) has the same key."""
+    index = last_user_index(messages, marks=marks)
+    if index is None:
+        return None
+    return hashlib.sha256(content_text(messages[index]).encode("utf-8", "replace")).hexdigest()
+
+
+def _output_marks(origins: list[int | None], marks: Marks | None) -> dict[int, str]:
     """The marks of the output's messages, by their position (`result.marks`), for a caller that
     compacts the output again (`recorded=SessionRecord(marks=…)`)."""
     if not marks:

@@ -13,8 +13,9 @@ enough — the pieces are already down to their first and last parts — Fit als
 turns' text (assistant prose, earlier user turns, the summary body, never its prefix), largest
 first: a context the provider rejects helps nobody. Only when the system message and the latest
 request alone exceed the window, or everything cut to its floor still leaves it over (images, the
-per-message overhead), does the result stay over it, and the record says so; then nothing is cut
-at all, since no cut could make it fit and every cut would only lose text.
+per-message overhead), does the result stay over it, and the record says so, naming what fills
+the window (the system prompt, the request, images, the rest, each with its tokens); then nothing
+is cut at all, since no cut could make it fit and every cut would only lose text.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from compaction.messages import (
     Message,
     call_arguments,
     content_text,
+    image_count,
     last_user_index,
     loads_json,
     tool_calls,
@@ -49,7 +51,7 @@ from compaction.phases.fit_cuts import (
 from compaction.phases.fit_summary import cut_summary
 from compaction.result import Fate, PhaseResult
 from compaction.summary import MERGE_SEPARATOR, summary_parts
-from compaction.tokens import TokenCounter
+from compaction.tokens import IMAGE_TOKENS, TokenCounter
 
 #: How many times one piece is re-cut, each time from its original text, before moving on.
 MAX_ATTEMPTS = 6
@@ -158,10 +160,11 @@ def fit_to_window(
     if essential > window:
         # Nothing Fit may cut can make it fit: cutting the rest would only lose it.
         report.request_exceeds_window = True
+        parts = _named_parts(output, protected, counter)
         report.cannot_fit = (
-            f"the system message and the latest user request alone take {essential:,} tokens, "
-            f"over the {window:,}-token window: they are never cut, so the result cannot fit "
-            "(nothing else was cut either, since that could not make it fit)"
+            f"the system message and the latest user request alone take {essential:,} tokens "
+            f"({parts}), over the {window:,}-token window: they are never cut, so the result "
+            "cannot fit (nothing else was cut either, since that could not make it fit)"
         )
         return output, report
     tiers = cut_tiers(output, protected)
@@ -178,16 +181,55 @@ def fit_to_window(
         # Every cut together still leaves it over: the provider rejects it either way, so the
         # cuts would only lose text (on small windows the summary's constraints and the tail's
         # user turns). As when the request alone is over, nothing is cut.
+        parts = _named_parts(output, protected, counter, total)
         report.cannot_fit = (
             f"even with everything that may be cut down to its first and last part, the result "
-            f"would take {total:,} tokens of the {window:,}-token window (images and the "
-            "per-message overhead cannot be cut), so nothing was cut, since that could not "
-            "make it fit"
+            f"would take {total:,} tokens of the {window:,}-token window ({parts}), so nothing "
+            "was cut, since that could not make it fit"
         )
         return list(messages), report
     report.cuts = list(cuts.values())
     report.tokens_after = total
     return output, report
+
+
+def _named_parts(
+    messages: Sequence[Message],
+    protected: set[int],
+    counter: TokenCounter,
+    total: int | None = None,
+) -> str:
+    """What fills the window, by name and size: the system prompt, the latest request, images
+    (never cut), and with `total` what every other message still takes at its floor.
+
+    "The result cannot fit" is only useful with its cause: a 15K-token system prompt in a 16K
+    window is fixed by the harness, a pasted log in the request by the user, images by neither."""
+    system = sum(
+        counter.count_message(messages[i])
+        for i in protected
+        if messages[i].get("role") in _INSTRUCTION_ROLES
+    )
+    requests = [i for i in protected if messages[i].get("role") not in _INSTRUCTION_ROLES]
+    request = sum(counter.count_message(_own_part(messages[i])) for i in requests)
+    request_images = sum(image_count(messages[i]) for i in requests)
+    parts = []
+    if system:
+        parts.append(f"system prompt {system:,} tokens")
+    if requests:
+        in_it = f", {request_images:,} image(s) in it" if request_images else ""
+        parts.append(f"latest request {request:,} tokens{in_it}")
+    if total is not None:
+        others = [i for i in range(len(messages)) if i not in protected]
+        images = sum(image_count(messages[i]) for i in others)
+        if images:
+            parts.append(f"{images:,} image(s) elsewhere {images * IMAGE_TOKENS:,} tokens")
+        rest = total - system - request - images * IMAGE_TOKENS
+        if others and rest > 0:
+            parts.append(
+                f"{len(others):,} other message(s) at their floor, with the per-message "
+                f"overhead, {rest:,} tokens"
+            )
+    return "; ".join(parts)
 
 
 def _own_part(message: Message) -> Message:
