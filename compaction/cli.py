@@ -28,8 +28,35 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+#: A module an optional extra installs -> that extra (pyproject.toml).
+EXTRAS: dict[str, str] = {
+    "streamlit": "app",
+    "plotly": "app",
+    "altair": "app",
+    "pandas": "app",
+    "sqlite_utils": "app",
+    "litellm": "llm",
+    "dask": "dask",
+    "distributed": "dask",
+}
+
+
 class LazyGroup(click.Group):
-    """A click group whose subcommands are imported on first use, by name."""
+    """A click group whose subcommands are imported on first use, by name; a command that needs
+    an extra the install lacks says which one, not a traceback."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except ModuleNotFoundError as exc:
+            missing = (exc.name or "").partition(".")[0]
+            extra = EXTRAS.get(missing)
+            if extra is None:
+                raise
+            raise click.ClickException(
+                f"this command needs {missing}, which is not installed: "
+                f"pip install 'compaction-lab[{extra}]'"
+            ) from exc
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*COMMANDS, *super().list_commands(ctx)})

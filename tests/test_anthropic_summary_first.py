@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 from corpus_paths import corpus_files as all_corpus_files
 
-from compaction import CompactionConfig, Compactor, load_conversations
+from compaction import CompactionConfig, Compactor
+from compaction.formats import load_conversations
 from compaction.lab.samples import list_samples, load_sample
+from compaction.provider_rules import errors, validate
 from compaction.summary import SUMMARY_PREFIX
-from compaction.validate import errors, validate
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 

@@ -163,7 +163,7 @@ def test_a_lone_surrogate_is_replaced_in_the_written_output(tmp_path: Path) -> N
 
 
 def test_validate_messages_replaces_lone_surrogates_without_touching_the_input() -> None:
-    from compaction import validate_messages
+    from compaction.input.checks import validate_messages
 
     messages = [
         {"role": "user", "content": "a \ud800"},
@@ -365,7 +365,7 @@ def with_bad_arguments(tmp_path: Path) -> Path:
 
 
 def test_validate_messages_warns_about_arguments_that_are_not_a_json_object() -> None:
-    from compaction import validate_messages
+    from compaction.input.checks import validate_messages
 
     def call(arguments: str, call_id: str) -> dict[str, Any]:
         function = {"name": "t", "arguments": arguments}

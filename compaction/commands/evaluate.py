@@ -52,8 +52,8 @@ from compaction.lab.evaluate import (
 from compaction.lab.judge import judge
 from compaction.lab.per_session import compare_sessions, losses
 from compaction.lab.probes import CATEGORIES
+from compaction.provider_rules import PROVIDERS
 from compaction.summarizers.factory import make_summarizer
-from compaction.validate import PROVIDERS
 
 #: (label, messages, strategies, target_ratio): one unit of work for a worker process.
 #: How the worker reaches a model: {"model", "api_base", "judge"} (any may be None), or None for

@@ -18,7 +18,7 @@ from compaction.commands.common import json_printable, print_warnings, source_op
 from compaction.commands.terminal import printable
 from compaction.errors import CompactionError
 from compaction.formats import load_for_cli
-from compaction.validate import PROVIDERS, errors, validate
+from compaction.provider_rules import PROVIDERS, errors, validate
 
 _KNOWN_ROLES = ("system", "developer", "user", "assistant", "tool")
 

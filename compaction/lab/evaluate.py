@@ -43,12 +43,12 @@ from compaction.lab.structural import StructuralFact, StructuralRecall, mine, st
 from compaction.lab.structural.report import COLUMNS, lost_examples, row_columns, summary
 from compaction.lab.timeline import conversation_messages
 from compaction.messages import Message, split_marks
+from compaction.provider_rules import PROVIDERS, Problem, errors, validate
 from compaction.result import CompactionResult
 from compaction.summarizers.base import Summarizer
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.summary.recorded import SessionRecord
 from compaction.tokens import make_counter
-from compaction.validate import PROVIDERS, Problem, errors, validate
 
 COMPACTION = "compaction"
 MATCHED = "head-tail-matched"

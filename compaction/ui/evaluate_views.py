@@ -29,11 +29,11 @@ from compaction.lab.evaluate import (
 from compaction.lab.peers import PEER_NAMES
 from compaction.lab.probes import CATEGORIES
 from compaction.messages import Message
+from compaction.provider_rules import PROVIDERS
 from compaction.summarizers.factory import make_summarizer
 from compaction.ui.palette import NEUTRAL, PEER_COLORS, REGION_COLORS
 from compaction.ui.structural_views import loss_frame, session_frame, structural_label
 from compaction.ui.untrusted import md_escape
-from compaction.validate import PROVIDERS
 
 STRATEGY_COLORS: dict[str, str] = {
     "head-tail": REGION_COLORS["removed"],

@@ -14,6 +14,7 @@ import streamlit as st
 
 from compaction.formats import dump_conversation
 from compaction.messages import Message
+from compaction.provider_rules import Problem, errors, validate
 from compaction.result import CompactionResult
 from compaction.ui import compute, nav
 from compaction.ui.overview_view import (
@@ -27,7 +28,6 @@ from compaction.ui.params import Settings
 from compaction.ui.side_by_side import render_side_by_side
 from compaction.ui.state import Loaded
 from compaction.ui.untrusted import md_escape
-from compaction.validate import Problem, errors, validate
 
 
 def run_llm_now(loaded: Loaded, settings: Settings) -> CompactionResult | None:

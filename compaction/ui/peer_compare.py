@@ -19,6 +19,7 @@ import streamlit as st
 from compaction.lab.peers import PEER_FATE_LABELS, PEER_NAMES, PEERS
 from compaction.lab.peers.base import PeerRun, PeerState
 from compaction.messages import Message, content_text
+from compaction.provider_rules import PROVIDERS, Problem, errors, validate
 from compaction.result import CompactionResult, Fate
 from compaction.summarizers.factory import make_summarizer
 from compaction.tokens import make_counter
@@ -27,7 +28,6 @@ from compaction.ui.palette import CELL_TEXT, FATE_COLORS, FATE_LABELS, PEER_FATE
 from compaction.ui.params import Settings
 from compaction.ui.state import Loaded
 from compaction.ui.untrusted import md_escape
-from compaction.validate import PROVIDERS, Problem, errors, validate
 
 NONE = "(none)"
 PICKER_KEY = "inspect_compare_peer"

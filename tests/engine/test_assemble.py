@@ -9,9 +9,9 @@ import pytest
 from engine_helpers import assistant, call, calls, system, tool, user
 
 from compaction.phases.assemble import assemble, choose_role, summary_content
+from compaction.provider_rules import validate
 from compaction.result import Fate
 from compaction.summary import MERGE_SEPARATOR, SUMMARY_PREFIX, SYSTEM_NOTE, static_marker
-from compaction.validate import validate
 
 SUMMARY = "## Active Task\nkeep going"
 

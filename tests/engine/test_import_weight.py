@@ -39,10 +39,29 @@ def test_import_compaction_loads_no_heavy_dependency() -> None:
     assert not loaded["tiktoken"]  # the encoding loads with the first exact counter, not before
 
 
+def test_import_compaction_loads_only_the_engine() -> None:
+    """No lab, history, app helper or command-line module: an agent embeds the engine alone."""
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, compaction\n"
+            "outside = ('compaction.lab', 'compaction.history', 'compaction.ui', "
+            "'compaction.commands', 'compaction.cli', 'compaction.summarizers.llm_prompt')\n"
+            "print(sorted(m for m in sys.modules if m.startswith(outside)))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    assert completed.stdout.strip() == "[]"
+
+
 def test_the_public_names_still_resolve_after_a_lazy_import() -> None:
     loaded = loaded_after(
-        "from compaction import Conversation, load_conversations, validate, compress\n"
-        "assert callable(validate) and callable(load_conversations)\n"
+        "from compaction import Conversation, load_conversation, validate, compress\n"
+        "assert callable(validate) and callable(load_conversation)\n"
         "assert Conversation.__name__ == 'Conversation'"
     )
     assert [name for name in HEAVY if loaded[name]] == []

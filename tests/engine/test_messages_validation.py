@@ -20,8 +20,8 @@ from compaction.messages import (
     parse_arguments,
     prepend_text,
 )
+from compaction.provider_rules import validate
 from compaction.summary import SUMMARY_PREFIX
-from compaction.validate import validate
 
 
 def validated(messages: Any) -> tuple[list[dict[str, Any]], list[str]]:

@@ -15,7 +15,7 @@ from compaction import CompactionConfig, compress
 from compaction.errors import FormatError
 from compaction.formats import detect_format, load_conversation, load_conversations
 from compaction.messages import content_text, last_user_index, tool_calls
-from compaction.validate import errors, validate
+from compaction.provider_rules import errors, validate
 
 CLINE = DATA / "cline_task"
 ROO = DATA / "roo_task_xml"

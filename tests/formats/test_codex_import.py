@@ -14,7 +14,7 @@ from format_helpers import assert_paired, corpus_file, roles
 import compaction
 from compaction.formats import detect_format, load_conversation
 from compaction.messages import content_text, tool_calls
-from compaction.validate.problems import errors
+from compaction.provider_rules.problems import errors
 
 FORKED = "codex-ship__rollout-2026-03-12T17-09-38-019ce419-22a5-7321-baa1-5d0152ca561e.jsonl"
 DESKTOP = "codex-empireofbits__codex-session.jsonl"

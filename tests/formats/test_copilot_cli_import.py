@@ -15,7 +15,7 @@ import compaction
 from compaction.formats import copilot_cli, detect_format, load_conversation
 from compaction.formats.source import parse_text
 from compaction.messages import INJECTED_KEY, content_text, is_injected, last_user_index, tool_calls
-from compaction.validate import errors, validate
+from compaction.provider_rules import errors, validate
 
 CORPUS_NAME = "copilotcli-vibecodingtracker__test_conversation_copilot.jsonl"
 

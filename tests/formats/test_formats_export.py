@@ -10,7 +10,7 @@ from format_helpers import DATA, corpus_file
 
 from compaction.formats import dump_conversation, load_conversation, load_conversations
 from compaction.messages import Message, content_text, tool_calls
-from compaction.validate import errors, validate
+from compaction.provider_rules import errors, validate
 
 
 def _essence(messages: list[Message]) -> list[tuple[object, ...]]:

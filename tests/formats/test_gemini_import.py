@@ -13,7 +13,7 @@ from format_helpers import DATA, assert_paired, corpus_file, roles
 import compaction
 from compaction.formats import detect_format, load_conversation
 from compaction.messages import content_text, tool_calls
-from compaction.validate.problems import errors
+from compaction.provider_rules.problems import errors
 
 JSONL = "gemini-vibecodingtracker__test_conversation_gemini.jsonl"
 JSON = "gemini-vibecodingtracker__test_conversation_gemini.json"

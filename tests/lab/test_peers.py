@@ -30,10 +30,10 @@ from compaction.lab.peers.codex import HANDOFF_PREAMBLE, TRUNCATION_MARK
 from compaction.lab.peers.gemini_cli import ACKNOWLEDGEMENT
 from compaction.lab.peers.openhands import filter_unmatched_tool_calls
 from compaction.messages import content_text, tool_calls
+from compaction.provider_rules import errors, validate
 from compaction.result import Fate
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.tokens import make_counter
-from compaction.validate import errors, validate
 
 COUNTER = make_counter("rough")
 SUMMARIZER = ExtractiveSummarizer()

@@ -18,8 +18,8 @@ from compaction.lab.strategies import (
     prune_only,
     truncate_outputs,
 )
+from compaction.provider_rules import is_valid, validate
 from compaction.tokens import make_counter
-from compaction.validate import is_valid, validate
 
 COUNTER = make_counter("rough")
 

@@ -21,8 +21,8 @@ from compaction.lab.sweep.frontier import (
 )
 from compaction.lab.sweep.run import Sweep, SweepPoint, sweep
 from compaction.messages import Message
+from compaction.provider_rules import errors, validate
 from compaction.summarizers.base import StaticSummarizer
-from compaction.validate import errors, validate
 
 BASE = CompactionConfig(context_length=40_000)
 

@@ -14,9 +14,9 @@ from compaction.lab.sweep.frontier import recommendation_snippets
 from compaction.lab.sweep.grid import field_kind, parse_param, peer_field_names
 from compaction.lab.sweep.run import sweep
 from compaction.messages import Message
+from compaction.provider_rules import errors, validate
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.tokens import make_counter
-from compaction.validate import errors, validate
 
 BASE = CompactionConfig(context_length=8_000)
 

@@ -27,7 +27,8 @@ from pathlib import Path
 import pytest
 from corpus_paths import CORPUS, corpus_files
 
-from compaction import CompactionConfig, Compactor, load_conversations
+from compaction import CompactionConfig, Compactor
+from compaction.formats import load_conversations
 from compaction.formats.conversation import Conversation
 from compaction.lab.samples import SAMPLES_DIR
 from compaction.messages import is_user_request

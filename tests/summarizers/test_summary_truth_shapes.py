@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from compaction import CompactionConfig, Compactor, load_conversations
+from compaction import CompactionConfig, Compactor
+from compaction.formats import load_conversations
 from compaction.messages import SLASH_COMMAND
 from compaction.result import CompactionResult
 

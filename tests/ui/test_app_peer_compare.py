@@ -11,10 +11,10 @@ from app_helpers import click, library_result, open_app
 from compaction.config import CompactionConfig
 from compaction.lab.peers import PEERS, PeerState
 from compaction.lab.samples import load_sample
+from compaction.provider_rules import errors, validate
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.tokens import make_counter
 from compaction.ui.peer_compare import LABELS, OURS
-from compaction.validate import errors, validate
 
 SAMPLE = "fix-failing-tests"
 

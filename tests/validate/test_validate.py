@@ -13,8 +13,8 @@ from corpus_paths import corpus_files as all_corpus_files
 
 from compaction.cli import main
 from compaction.errors import InvalidConversationError
+from compaction.provider_rules import RULES, Problem, errors, is_valid, validate
 from compaction.summary import SUMMARY_PREFIX
-from compaction.validate import RULES, Problem, errors, is_valid, validate
 
 
 def call(

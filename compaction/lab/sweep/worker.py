@@ -36,10 +36,10 @@ from compaction.lab.peers import Peer, PeerState
 from compaction.lab.probes import Fact, recall
 from compaction.lab.structural import StructuralFact, mine, structural_recall
 from compaction.messages import Message
+from compaction.provider_rules import PROVIDERS, errors, is_summary, validate
 from compaction.summarizers.base import Summarizer
 from compaction.summary.recorded import SessionRecord
 from compaction.tokens import make_counter
-from compaction.validate import PROVIDERS, errors, is_summary, validate
 
 
 @dataclass

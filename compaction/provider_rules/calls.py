@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from compaction.messages import loads_json
-from compaction.validate.problems import Problem
+from compaction.provider_rules.problems import Problem
 
 
 def _check_call_shape(index: int, position: int, call: Any) -> list[Problem]:

@@ -1,7 +1,7 @@
 """What a provider check reports: rule ids with their meaning, and one Problem per finding.
 
 Shared by rules.py (roles, contents, alternation) and calls.py (tool calls and their
-results), and public through `compaction.validate`.
+results), and public through `compaction.provider_rules`.
 """
 
 from __future__ import annotations

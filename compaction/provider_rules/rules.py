@@ -32,14 +32,14 @@ from typing import Any
 
 from compaction.errors import InvalidConversationError
 from compaction.messages import content_text, image_count
-from compaction.summary import summary_parts
-from compaction.validate.calls import check_calls
-from compaction.validate.problems import (
+from compaction.provider_rules.calls import check_calls
+from compaction.provider_rules.problems import (
     PROVIDERS,
     RULES,
     Problem,
     Severity,
 )
+from compaction.summary import summary_parts
 
 __all__ = ["is_summary", "request_messages", "validate"]
 

@@ -1,10 +1,10 @@
-"""Would the provider accept this request? Checks of a message list for OpenAI and Anthropic.
+"""Would the provider accept this request? The rules of OpenAI and Anthropic for a message list.
 
 `validate(messages, provider)` lists every `Problem` (rules.py: roles, contents, alternation;
 calls.py: tool calls and their results; problems.py: the Problem type and the rule table).
 """
 
-from compaction.validate.problems import (
+from compaction.provider_rules.problems import (
     PROVIDERS,
     RULES,
     Problem,
@@ -13,7 +13,7 @@ from compaction.validate.problems import (
     errors,
     is_valid,
 )
-from compaction.validate.rules import is_summary, request_messages, validate
+from compaction.provider_rules.rules import is_summary, request_messages, validate
 
 __all__ = [
     "PROVIDERS",
