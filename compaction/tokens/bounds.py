@@ -95,15 +95,22 @@ def message_bounds(
 ) -> tuple[int, int]:
     """(lower, upper) of the message's count by the counting rule: a text whose count is
     `known` (the counter's own memory) counts exactly, every other by its bounds."""
-    fixed = MESSAGE_OVERHEAD
     content = message.get("content")
+    if type(content) is str and "tool_calls" not in message and "tool_call_id" not in message:
+        # Nearly every message of a user or the assistant's prose: its one text.
+        count = known.get(content) if known else None
+        if count is not None:
+            return MESSAGE_OVERHEAD + count, MESSAGE_OVERHEAD + count
+        low, high = text_bounds(content) if content else (0, 0)
+        return MESSAGE_OVERHEAD + low, MESSAGE_OVERHEAD + high
+    fixed = MESSAGE_OVERHEAD
     if isinstance(content, list):
         fixed += IMAGE_TOKENS * image_count(message)
     lower = upper = fixed
     for text in message_texts(message):
         if not text:
             continue
-        count = known.get(text)
+        count = known.get(text) if known else None
         if count is not None:
             lower += count
             upper += count

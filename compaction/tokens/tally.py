@@ -76,6 +76,18 @@ class TokenTally(Sequence[int]):
             bounds if bounds is not None else [None] * len(self._exact)
         )
         self._text_bounds = text_bounds_for(counter)
+        # A phase's output tally (`over`) tells the tally it came from what it learns of the
+        # messages both share: that one is kept for a re-run (input/growing.py), this one not.
+        self._parent: TokenTally | None = None
+        self._changed: Collection[int] = ()
+
+    def _learned(self, index: int, count: int | None, bounds: tuple[int, int] | None) -> None:
+        parent = self._parent
+        if parent is not None and index not in self._changed:
+            if count is not None:
+                parent._exact[index] = count
+            if bounds is not None:
+                parent._bounds[index] = bounds
 
     # -- the sequence: exact counts, on access --------------------------------------------------
 
@@ -96,6 +108,7 @@ class TokenTally(Sequence[int]):
         count = self._exact[index]
         if count is None:
             count = self._exact[index] = self.counter.count_message(self.messages[index])
+            self._learned(index, count, None)
         return count
 
     def __iter__(self) -> Iterator[int]:
@@ -112,6 +125,8 @@ class TokenTally(Sequence[int]):
         counts = count_each(self.counter, [self.messages[i] for i in missing])
         for position, count in zip(missing, counts, strict=True):
             exact[position] = count
+            if self._parent is not None:
+                self._learned(position, count, None)
 
     def known(self) -> list[int | None]:
         """Each message's count where already counted, else None (a copy)."""
@@ -141,10 +156,13 @@ class TokenTally(Sequence[int]):
             if self._text_bounds is None:  # no bounds for this counter: its count is the bound
                 count = self[index]
                 return count, count
-            known: dict[str, int] = getattr(self.counter, "_cache", None) or {}
+            # Without the counter's memory of texts: a message not counted in this tally is
+            # seldom counted there, and looking its texts up would hash each of them.
             found = self._bounds[index] = message_bounds(
-                self.messages[index], self._text_bounds, known
+                self.messages[index], self._text_bounds, {}
             )
+            if self._parent is not None:
+                self._learned(index, None, found)
         return found
 
     def at_least(self, value: int, positions: Iterable[int] | None = None) -> bool:
@@ -201,7 +219,9 @@ class TokenTally(Sequence[int]):
         bounds = list(self._bounds)
         for index in changed:
             bounds[index] = None
-        return TokenTally(messages, self.counter, exact, bounds)
+        tally = TokenTally(messages, self.counter, exact, bounds)
+        tally._parent, tally._changed = self, changed
+        return tally
 
 
 def total_of(tokens: Sequence[int]) -> int | Deferred[int]:
