@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from compaction.deferred import LazyField, resolve_fields
 from compaction.messages import Message
 from compaction.summary import Summary
 
@@ -121,11 +122,17 @@ class PhaseResult:
     name: str
     messages: list[Message]
     origins: list[int | None]
-    tokens_before: int
-    tokens_after: int
+    # Each may be given as a Deferred (compaction/deferred.py): a figure no decision needed,
+    # counted when it is first read.
+    tokens_before: LazyField[int] = LazyField()
+    tokens_after: LazyField[int] = LazyField()
     fates: dict[int, str] = field(default_factory=dict)
-    details: dict[str, Any] = field(default_factory=dict)
+    details: LazyField[dict[str, Any]] = LazyField(dict)
     duration_s: float = 0.0
+
+    def __getstate__(self) -> dict[str, Any]:
+        resolve_fields(self)  # values, never computations, cross a process or a cache
+        return self.__dict__
 
     def to_dict(self, include_messages: bool = True) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -149,8 +156,8 @@ class CompactionResult:
 
     messages: list[Message]
     phases: list[PhaseResult]
-    tokens_before: int
-    tokens_after: int
+    tokens_before: LazyField[int] = LazyField()  # may be given deferred: see PhaseResult
+    tokens_after: LazyField[int] = LazyField()
     summary: Summary | None = None
     orphan_fixes: list[OrphanFix] = field(default_factory=list)
     skipped: bool = False
@@ -171,6 +178,10 @@ class CompactionResult:
     #: Which output messages the harness sent (messages.Marks, by output position): beside the
     #: messages, which carry the provider's fields only.
     marks: dict[int, str] = field(default_factory=dict)
+
+    def __getstate__(self) -> dict[str, Any]:
+        resolve_fields(self)
+        return self.__dict__
 
     @property
     def savings_pct(self) -> float:

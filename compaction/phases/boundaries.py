@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.config import CompactionConfig
+from compaction.deferred import Deferred, later_details
 from compaction.messages import Marks, Message, has_tool_calls, last_user_index
 from compaction.result import PhaseResult
+from compaction.tokens.tally import TokenTally, at_least, later_if, total_of
 
 
 @dataclass
@@ -165,7 +167,9 @@ def find_boundaries(
             if last_user is not None
             else "no user message after the head: nothing to anchor"
         )
-    elif last_user + 1 < cut and sum(tokens[last_user + 1 :]) > config.tail_soft_ceiling:
+    elif last_user + 1 < cut and at_least(
+        tokens, config.tail_soft_ceiling + 1, range(last_user + 1, len(tokens))
+    ):
         # The request is kept verbatim either way; what decides is the work the move would drag
         # into the tail with it (by the walk's own rule, any at all passes the ceiling).
         pinned, anchor = last_user, "pinned"
@@ -209,10 +213,13 @@ def boundaries_phase(
 ) -> tuple[PhaseResult, Boundaries]:
     started = time.perf_counter()
     bounds = find_boundaries(messages, tokens, config, marks)
-    total = sum(tokens)
+    total = total_of(tokens)  # figures no decision needs: a tally's counted when read
     head_tokens = sum(tokens[: bounds.head_end])
     pinned_tokens = tokens[bounds.pinned] if bounds.pinned is not None else 0
-    middle_tokens = sum(tokens[bounds.head_end : bounds.tail_start]) - pinned_tokens
+    middle_tokens = later_if(
+        isinstance(tokens, TokenTally),
+        lambda: sum(tokens[bounds.head_end : bounds.tail_start]) - pinned_tokens,
+    )
     details = {
         "head_end": bounds.head_end,
         "tail_start": bounds.tail_start,
@@ -222,7 +229,7 @@ def boundaries_phase(
         "min_tail_messages": config.min_tail_messages,
         "protect_first_n": config.protect_first_n,
         "head_tokens": head_tokens,
-        "middle_tokens": middle_tokens,
+        "middle_tokens": None,  # below: counted when read
         "tail_tokens": bounds.tail_tokens,
         "head_messages": bounds.head_end,
         "middle_messages": len(bounds.middle),
@@ -242,7 +249,18 @@ def boundaries_phase(
         origins=list(range(len(messages))),
         tokens_before=total,
         tokens_after=total,
-        details=details,
+        details=_with_middle(details, middle_tokens),
         duration_s=time.perf_counter() - started,
     )
     return result, bounds
+
+
+def _with_middle(
+    details: dict[str, Any], middle_tokens: int | Deferred[int]
+) -> dict[str, Any] | Deferred[dict[str, Any]]:
+    """The details with the middle's tokens in their place: counted when read, if deferred."""
+    if isinstance(middle_tokens, Deferred):
+        deferred = middle_tokens
+        return later_details(details, {"middle_tokens": lambda: deferred.value})
+    details["middle_tokens"] = middle_tokens
+    return details

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.config import CompactionConfig
+from compaction.deferred import Deferred, resolve
 from compaction.messages import (
     Marks,
     Message,
@@ -52,6 +53,7 @@ from compaction.phases.fit_summary import cut_summary
 from compaction.result import Fate, PhaseResult
 from compaction.summary import MERGE_SEPARATOR, summary_parts
 from compaction.tokens import IMAGE_TOKENS, TokenCounter
+from compaction.tokens.tally import at_least
 
 #: How many times one piece is re-cut, each time from its original text, before moving on.
 MAX_ATTEMPTS = 6
@@ -354,9 +356,10 @@ def expected_fit_cuts(
     tokens: Sequence[int],
     bounds: Boundaries,
     config: CompactionConfig,
-    middle_tokens: int,
+    middle_tokens: int | Deferred[int],
     counter: TokenCounter,
     marks: Marks | None = None,
+    budget: int | None = None,
 ) -> list[tuple[int, str]]:
     """(message index, raw text) of the tool outputs and arguments Fit will cut from the head
     and the tail, foreseen before Phase 3 (empty when head + tail + the summary budget fit the
@@ -368,8 +371,10 @@ def expected_fit_cuts(
     """
     kept = [*range(bounds.head_end), *([bounds.pinned] if bounds.pinned is not None else [])]
     kept += range(bounds.tail_start, len(messages))
-    reserve = config.summary_budget(middle_tokens) + SUMMARY_OVERHEAD_TOKENS
-    if sum(tokens[i] for i in kept) + reserve <= config.context_length:
+    if budget is None:  # `budget`: the summary budget as the caller decided it (tokens/tally.py)
+        budget = config.summary_budget(resolve(middle_tokens))
+    reserve = budget + SUMMARY_OVERHEAD_TOKENS
+    if not at_least(tokens, config.context_length - reserve + 1, kept):
         return []
     window = max(config.context_length - reserve, 1)
     _, report = fit_to_window([messages[i] for i in kept], kept, window, counter, marks=marks)

@@ -75,4 +75,4 @@ def plan_regions(
     pruned = prune(working, config, counter, work_tokens)
     pruned_tokens = counts_after(pruned, work_tokens, counter)
     bounds = find_boundaries(pruned.messages, pruned_tokens, config, marks)
-    return RegionPlan(checked, repairs, tokens, pruned_tokens, bounds, config)
+    return RegionPlan(checked, repairs, tokens, list(pruned_tokens), bounds, config)
