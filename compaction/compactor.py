@@ -30,6 +30,7 @@ from compaction.errors import ConfigError, InvalidConversationError
 from compaction.input.growing import GrowingConversation, check_and_count_once
 from compaction.messages import Marks, Message, content_text, last_user_index, split_marks
 from compaction.phases.outcome import final_fates
+from compaction.phases.pins import resolve_pins
 from compaction.phases.pipeline import PHASES, Cleanup, CompactionState, Phase, run_phases
 from compaction.phases.savings import add_savings, freed_little
 from compaction.result import CompactionResult, Fate, PhaseResult
@@ -209,6 +210,10 @@ class Compactor:
 
         if all(message.get("role") == "tool" for message in checked):
             raise InvalidConversationError(NOTHING_SURVIVES)
+        # What the user pinned, as input indexes, once: every phase reads the same set.
+        pinned = resolve_pins(checked, config.pins, marks)
+        if config.pins:
+            base["pinned"] = pinned.to_dict()
 
         state = run_phases(
             CompactionState(
@@ -223,6 +228,7 @@ class Compactor:
                 on_token=on_token,
                 recorded=recorded,
                 previous_summary=self.previous_summary,
+                pinned=pinned,
             ),
             self.phases,
         )

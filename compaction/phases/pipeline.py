@@ -38,6 +38,7 @@ from compaction.phases.outcome import (
     nothing_to_compress_reason,
     restore_merged,
 )
+from compaction.phases.pins import PinnedMessages
 from compaction.phases.prune import counts_after, prune, recounted
 from compaction.phases.summarize import SummaryOutcome, split_merged_summaries, summarize_phase
 from compaction.result import OrphanFix, PhaseResult
@@ -70,6 +71,9 @@ class CompactionState:
     on_token: OnToken | None = None
     recorded: SessionRecord | None = None
     previous_summary: str | None = None
+    #: The input indexes the config's pins keep, resolved once at the door (phases/pins.py):
+    #: no phase summarises, cuts or drops them.
+    pinned: PinnedMessages = field(default_factory=PinnedMessages)
     # The conversation as it stands.
     messages: list[Message] = field(default_factory=list)
     origins: list[int | None] = field(default_factory=list)
@@ -140,7 +144,9 @@ class Prune:
         state.working, state.merged_previous = split_merged_summaries(state.checked, head_end)
         state.merged_at = {index for index, _ in state.merged_previous}
         work_tokens = recounted(state.input_tokens, state.working, state.merged_at, state.counter)
-        result = prune(state.working, state.config, state.counter, work_tokens)
+        result = prune(
+            state.working, state.config, state.counter, work_tokens, pinned=state.pinned.indexes
+        )
         state.pruned = result
         state.pruned_tokens = counts_after(result, work_tokens, state.counter)
         return state.advance(result, stored(result, "tokens_after"))
@@ -153,7 +159,7 @@ class FindBoundaries:
 
     def run(self, state: CompactionState) -> PhaseResult:
         result, bounds = boundaries_phase(
-            state.messages, state.pruned_tokens, state.config, state.marks
+            state.messages, state.pruned_tokens, state.config, state.marks, state.pinned.indexes
         )
         result.tokens_before = result.tokens_after = state.tokens
         state.bounds = bounds
@@ -194,6 +200,7 @@ class Summarize:
             state.counter,
             state.marks,
             budget=state.summary_budget,
+            pinned=state.pinned.indexes,
         )
         result, outcome, taken_out = summarize_phase(
             state.messages,
@@ -208,6 +215,7 @@ class Summarize:
             on_token=state.on_token,
             fallback_summarizer=state.fallback_summarizer,
             pinned=bounds.pinned,
+            kept=bounds.kept,
             merged_previous=state.merged_previous,
             counter=state.counter,
             fit_outputs=fit_outputs,
@@ -239,6 +247,7 @@ class Assemble:
             is_marker=outcome.summary is None,
             excluded={i for i in state.taken_out if i >= bounds.tail_start},
             pinned=bounds.pinned,
+            kept=bounds.kept,
             orphan_strategy=state.config.orphan_strategy,
         )
         result.tokens_before = state.tokens
@@ -322,6 +331,7 @@ class Fit:
             state.counter,
             tokens_before=resolve(state.tokens),
             marks=state.marks,
+            pinned=state.pinned.indexes,
         )
         return state.advance(result, result.tokens_after)
 

@@ -119,8 +119,11 @@ def prune(
     config: CompactionConfig,
     counter: TokenCounter,
     tokens: Sequence[int] | None = None,
+    *,
+    pinned: Collection[int] = (),
 ) -> PhaseResult:
-    """Run Phase 1 on `messages` (never mutated); `tokens` are their counts when known."""
+    """Run Phase 1 on `messages` (never mutated); `tokens` are their counts when known;
+    `pinned` are the indexes the user pinned, left as they are."""
     started = time.perf_counter()
     if tokens is None:
         tokens = [counter.count_message(message) for message in messages]
@@ -148,7 +151,7 @@ def prune(
         if content not in newest:
             newest[content] = (index, message.get("tool_call_id"))
             continue
-        if index < head_end:
+        if index < head_end or index in pinned:
             continue  # the protected head is never modified, not even by a lossless dedupe
         kept_index, kept_call = newest[content]
         output[index] = {**message, "content": DUPLICATE_MARKER}
@@ -167,6 +170,8 @@ def prune(
     calls = _call_index(messages)
     # 2. One-line summaries and 3. argument shrinking, outside the head and the protected tail.
     for index in range(head_end, tail_start):
+        if index in pinned:
+            continue  # kept verbatim: the user pinned it
         message = output[index]
         role = message.get("role")
         content = message.get("content")

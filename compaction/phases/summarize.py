@@ -8,7 +8,7 @@ way and the result says plainly which fallback was used and why.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -235,6 +235,7 @@ def summarize_phase(
     fallback_summarizer: Summarizer | None = None,
     *,
     pinned: int | None = None,
+    kept: Collection[int] = (),
     merged_previous: Sequence[tuple[int, str]] = (),
     counter: TokenCounter | None = None,
     fit_outputs: Sequence[tuple[int, str]] = (),
@@ -242,7 +243,8 @@ def summarize_phase(
     marks: Marks | None = None,
     budget: int | None = None,
 ) -> tuple[PhaseResult, SummaryOutcome, set[int]]:
-    """Summarise messages[head_end:tail_start] but the pinned request. Returns the phase, the
+    """Summarise messages[head_end:tail_start] but the pinned request and the middle messages
+    the user pinned (`kept`: both stay verbatim after the summary). Returns the phase, the
     outcome and the indices of earlier summary messages taken out of the conversation.
 
     `merged_previous` are the summaries split off merged messages (split_merged_summaries); the
@@ -262,7 +264,7 @@ def summarize_phase(
     found = sorted([*previous, *merged_previous])
     if found:
         previous_summary = found[-1][1]
-    skipped = taken_out | ({pinned} if pinned is not None else set())
+    skipped = taken_out | ({pinned} if pinned is not None else set()) | set(kept)
     middle_indices = [i for i in range(head_end, tail_start) if i not in skipped]
     middle = [messages[i] for i in middle_indices]
     raw_middle = [raw_messages[i] for i in middle_indices]
@@ -334,6 +336,7 @@ def summarize_phase(
         "previous_summary_indices": sorted(taken_out),
         "merged_summary_indices": [index for index, _ in merged_previous],
         "pinned_index": pinned,
+        **({"kept_pinned": sorted(kept)} if kept else {}),
         "focus": focus or None,
         "budget_tokens": budget,
         "middle_tokens": None,  # below, with the prompt: made when read
