@@ -135,6 +135,35 @@ def root_of(root: AgentRoot) -> Path:
     return Path(os.path.expanduser(os.environ.get(root.variable) or root.default))
 
 
+#: Folders beyond the agents' own whose session files a `?session=` link may open, separated
+#: like PATH (`os.pathsep`): the person names them on purpose; a link alone never can.
+SESSION_DIRS_VARIABLE = "COMPACTION_LAB_SESSION_DIRS"
+
+
+def session_folders() -> list[Path]:
+    """The folders a link may open a session file from: every agent's root and the folders
+    named in $COMPACTION_LAB_SESSION_DIRS."""
+    folders = [root_of(root) for root in ROOTS]
+    configured = os.environ.get(SESSION_DIRS_VARIABLE, "")
+    folders += [Path(os.path.expanduser(part)) for part in configured.split(os.pathsep) if part]
+    return folders
+
+
+def file_of(path: Path) -> Path:
+    """The file a session path names: an OpenCode database session is `<db>#<session id>`."""
+    text = str(path)
+    if "#" in text and not path.exists():
+        return Path(text.split("#", 1)[0])
+    return path
+
+
+def is_within(path: Path, folders: list[Path]) -> bool:
+    """Whether `path` (its real location, after symlinks and `..`) lies in one of `folders`
+    (a folder may also be a single file, which then admits only itself)."""
+    real = file_of(path).expanduser().resolve()
+    return any(real.is_relative_to(folder.expanduser().resolve()) for folder in folders)
+
+
 def opencode_data() -> Path:
     """OpenCode's data folder on this machine (storage/ and opencode.db are in it)."""
     return root_of(next(root for root in ROOTS if root.agent == "opencode"))

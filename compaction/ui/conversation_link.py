@@ -4,7 +4,10 @@ A link reproduces what its sender saw: the page is the URL's path, the settings 
 URL-bound widgets, and the conversation is one of these query parameters:
 
     ?sample=<id>        a shipped sample (its suggested settings apply unless the link sets them)
-    ?session=<path>     an agent session on this machine (the "On this machine" tab)
+    ?session=<path>     an agent session on this machine (the "On this machine" tab); only a
+                        file under an agent's session folder, a folder scanned on the Corpus
+                        page or one named in $COMPACTION_LAB_SESSION_DIRS: anything else is
+                        refused, so a crafted link cannot make the app read any file
     ?from_run=<id>      the conversation of a run in the history
     ?stored=<sha256>    a conversation stored in the history (a sweep's, say)
 
@@ -27,6 +30,7 @@ from pathlib import Path
 import streamlit as st
 
 from compaction.errors import CompactionError
+from compaction.formats.local_sessions import SESSION_DIRS_VARIABLE, is_within, session_folders
 from compaction.lab.samples import get_sample, load_sample
 from compaction.ui.machine_sessions import SOURCE_PREFIX, load_local, remember_followed
 from compaction.ui.params import CONFIG_KEYS, switch_suggested_settings
@@ -107,6 +111,31 @@ def _history_conversation(ref: Ref) -> Loaded:
     )  # fmt: skip
 
 
+def _scanned_folders() -> list[Path]:
+    """The folders and files the person scanned on the Corpus page (its rows open by link)."""
+    from compaction.ui.stored_run import HistoryUnavailable, history_call
+
+    try:
+        scans = history_call(lambda h: h.scans(limit=None))
+    except (HistoryUnavailable, CompactionError):
+        return []
+    # A scan of this machine's sessions is stored with the root "this machine": no folder.
+    return [Path(root) for scan in scans for root in scan.roots if root != "this machine"]
+
+
+def _check_session_folder(path: Path) -> None:
+    """Refuse a link to a file outside the agents' session folders: the app shows code and
+    secrets, and a crafted `?session=` link must not make it read any file the process can."""
+    if is_within(path, session_folders()) or is_within(path, _scanned_folders()):
+        return
+    raise LinkError(
+        f"{path} is not in an agent's session folder, so the link was not followed. The app "
+        "opens by link only sessions under the agents' own folders (those of \"On this "
+        f'machine"), folders scanned on the Corpus page, and folders named in '
+        f"${SESSION_DIRS_VARIABLE}; to open this file, upload it in the loader."
+    )
+
+
 def open_ref(ref: Ref) -> Loaded:
     """Import the conversation `ref` names (LinkError when it cannot)."""
     try:
@@ -116,6 +145,7 @@ def open_ref(ref: Ref) -> Loaded:
             return from_conversation(conversation, ref.source, sample.title, sample.settings)
         if ref.kind == "session":
             path = Path(ref.value)
+            _check_session_folder(path)
             loaded = from_conversation(load_local(path), ref.source, None)
             remember_followed(path)
             return loaded

@@ -120,3 +120,23 @@ def test_the_selection_is_swept_and_its_frontier_drawn(folder: Path) -> None:
 
     with History() as history:
         assert [row.label for row in history.sweeps()] == ["corpus sweep"]
+
+
+def test_a_scanned_folders_session_opens_by_link_and_an_unscanned_one_does_not(
+    folder: Path, tmp_path: Path
+) -> None:
+    # The Corpus page opens a row in Inspect or Audit with a `?session=` link: a folder the
+    # person scanned is one they named on purpose, so its files open; a copy elsewhere does not.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.copy(folder / NAMES[0], elsewhere / NAMES[0])
+    opened = open_app(session=str(folder / NAMES[0]))
+    assert "loaded_conversation" not in opened.session_state or not str(
+        opened.session_state["loaded_conversation"].source
+    ).startswith("local:")  # not scanned yet: refused
+    scanned(folder)
+    opened = open_app(session=str(folder / NAMES[0]))
+    assert not [e.value for e in opened.error]
+    assert opened.session_state["loaded_conversation"].source == f"local:{folder / NAMES[0]}"
+    refused = open_app(session=str(elsewhere / NAMES[0]))
+    assert any("session folder" in str(e.value) for e in refused.error)

@@ -92,3 +92,37 @@ def test_sessions_whose_agent_compacted_are_flagged_and_can_be_picked_out(
     at.checkbox(key="machine_compacted").check()
     at.run()
     assert list(at.dataframe[0].value["path"]) == [str(compacted)]
+
+
+def test_a_session_link_to_a_file_outside_the_session_folders_is_refused(
+    live_session: Path, tmp_path: Path
+) -> None:
+    # A crafted link must not make the app read (and show) any file the process can read.
+    secret = tmp_path / "elsewhere" / "secrets.jsonl"
+    secret.parent.mkdir()
+    secret.write_text(live_session.read_text(encoding="utf-8"), encoding="utf-8")
+    sneaky = live_session.parent / ".." / ".." / ".." / "elsewhere" / "secrets.jsonl"
+    for path in (secret, sneaky):
+        at = open_app(session=str(path))
+        shown = [str(e.value).replace("\\", "") for e in at.error]  # Markdown-escaped
+        refusals = [text for text in shown if "not in an agent's session folder" in text]
+        assert refusals, shown
+        assert "COMPACTION_LAB_SESSION_DIRS" in refusals[0]
+        if "loaded_conversation" in at.session_state:  # the landing example, if anything
+            assert not at.session_state["loaded_conversation"].source.startswith("local:")
+
+
+def test_a_session_link_opens_a_file_of_an_agent_or_of_a_configured_folder(
+    live_session: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at = open_app(session=str(live_session))
+    assert not [e.value for e in at.error]
+    assert at.session_state["loaded_conversation"].source == f"local:{live_session}"
+
+    mine = tmp_path / "my-exports" / "session.jsonl"
+    mine.parent.mkdir()
+    mine.write_text(live_session.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setenv("COMPACTION_LAB_SESSION_DIRS", str(mine.parent))
+    at = open_app(session=str(mine))
+    assert not [e.value for e in at.error]
+    assert at.session_state["loaded_conversation"].source == f"local:{mine}"
