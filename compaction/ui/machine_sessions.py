@@ -28,12 +28,13 @@ from compaction.formats.local_sessions import (
     modified_since,
     root_of,
 )
-from compaction.ui.state import Loaded
+from compaction.ui.state import Loaded, get_loaded
 from compaction.ui.untrusted import md_escape
 
 SOURCE_PREFIX = "local:"
 FOLLOW_KEY = "machine_follow"
 FOLLOWED_KEY = "_machine_followed"  # (path, mtime, size) of the loaded local session
+RELOADED_KEY = "_machine_reloaded"  # (path, time, messages before, after) of the last reload
 COUNTED_NEWEST = 20  # sessions one click of "Count" imports
 FOLLOW_EVERY_S = 2.0
 
@@ -170,8 +171,9 @@ def _poll(reload: Any) -> None:
         return
     path, mtime, size = followed
     if not modified_since(Path(path), mtime, size):
-        st.caption(f"Following {md_escape(Path(path).name)}: no change since it was loaded.")
+        st.caption(_follow_status(path))
         return
+    before = _message_count()
     try:
         reload(Path(path))
     except CompactionError as exc:
@@ -179,4 +181,25 @@ def _poll(reload: Any) -> None:
         # shown and the previous state kept, so following survives a bad moment in the file.
         st.warning(f"Could not reload {md_escape(Path(path).name)}: {md_escape(exc)}")
         return
+    st.session_state[RELOADED_KEY] = (path, time.strftime("%H:%M:%S"), before, _message_count())
     st.rerun(scope="app")
+
+
+def _message_count() -> int | None:
+    loaded = get_loaded()
+    return len(loaded.messages) if loaded is not None else None
+
+
+def _follow_status(path: str) -> str:
+    """What following has seen: the last reload (when, and the count it changed) or, before
+    any, that the file is as it was opened. "Since it was loaded" alone read as stale once a
+    reload had changed the count."""
+    name = md_escape(Path(path).name)
+    reloaded = st.session_state.get(RELOADED_KEY)
+    if reloaded is not None and reloaded[0] == path:
+        _, at, before, after = reloaded
+        counts = f"{before:,} → {after:,} messages" if None not in (before, after) else "reloaded"
+        return f"Following {name}: reloaded at {at} ({counts}); no change since."
+    count = _message_count()
+    held = f" ({count:,} messages)" if count is not None else ""
+    return f"Following {name}{held}: no change since it was opened."

@@ -51,11 +51,17 @@ def test_a_followed_session_shows_the_agents_new_turn(page: Page, live: Any) -> 
     wait_idle(page)
     expect(_metric(page, "Head messages")).to_contain_text("2")
     page.get_by_text("Follow: reload when the agent writes to this session").click()
-    expect(page.get_by_text("no change since it was loaded", exact=False)).to_be_visible(
+    expect(page.get_by_text("no change since it was opened", exact=False)).to_be_visible(
         timeout=TIMEOUT_MS
     )
     # The agent writes its next turn; nobody touches the page.
     append(session, record("user", "c", "b", "and now the follow-up"))
     expect(_metric(page, "Head messages")).to_contain_text("3", timeout=TIMEOUT_MS)
+    # And the status follows: it names the reload and the count it changed (it kept saying
+    # "no change since it was loaded" after the count had moved).
+    expect(page.get_by_text("(2 → 3 messages); no change since.", exact=False)).to_be_visible(
+        timeout=TIMEOUT_MS
+    )
+    expect(page.get_by_text("since it was opened", exact=False)).to_have_count(0)
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, "follow-live-session")

@@ -37,6 +37,7 @@ def test_a_session_on_this_machine_opens_and_is_followed_as_it_grows(live_sessio
     at.toggle(key="machine_follow").set_value(True)
     at.run()
     assert not at.exception
+    assert any("2 messages): no change since it was opened" in str(c.value) for c in at.caption)
     # The agent writes a new turn: the next run (the fragment's poll) reloads the session.
     append(live_session, record("user", "c", "b", "and now the follow-up"))
     at.run()
@@ -44,6 +45,10 @@ def test_a_session_on_this_machine_opens_and_is_followed_as_it_grows(live_sessio
     loaded = at.session_state["loaded_conversation"]
     assert [m["content"] for m in loaded.messages][-1] == "and now the follow-up"
     assert any("3 messages" in str(metric.value) or metric.value == "3" for metric in at.metric)
+    # The status says what following saw, not the stale "no change since it was loaded".
+    at.run()
+    statuses = [str(c.value) for c in at.caption if "Following" in str(c.value)]
+    assert statuses and "2 → 3 messages); no change since." in statuses[0], statuses
 
 
 def test_no_sessions_says_where_it_looked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
