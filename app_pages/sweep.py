@@ -96,6 +96,9 @@ if run_now:
             except HistoryUnavailable as exc:
                 st.warning(f"The sweep ran but was not saved: {md_escape(exc)}")
         show(SweepView(result, sweep_id))
+        if sweep_id is not None:
+            # The saved sweeps' list was drawn above, before this one was saved: draw again.
+            st.rerun()
 
 view = current_view()
 if view is not None:

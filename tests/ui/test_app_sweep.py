@@ -58,6 +58,11 @@ def test_sweep_runs_charts_recommends_and_saves(_history_db: Path) -> None:
     at = _choose_two_by_two(_sweep_page())
     assert "**4 point(s)** per session" in [str(c.value) for c in at.caption]
     click(at, "sweep_run")
+    # The list of saved sweeps already holds the one just saved (it said "No saved sweeps yet."
+    # beside "saved as sweep #1").
+    captions = " ".join(str(c.value) for c in at.caption)
+    assert "saved as sweep #1" in captions and "No saved sweeps yet." not in captions
+    assert at.selectbox(key="sweep_saved").options[0].startswith("#1 ·")
 
     charts = at.get("plotly_chart")
     # savings heatmap, recall heatmap, the frontier scatter, recall against dollars
