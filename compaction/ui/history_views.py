@@ -13,11 +13,16 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
+from streamlit.errors import StreamlitPageNotFoundError
 
 from compaction.history import RunRow, SessionRow
+from compaction.phases.pins import Pins
 from compaction.result import PHASE_NAMES
+from compaction.ui import nav
 from compaction.ui.palette import FATE_LABELS, REGION_COLORS
+from compaction.ui.params import CONFIG_KEYS, apply_sample_settings
 from compaction.ui.phase_views import PHASE_TITLES, render_phase
+from compaction.ui.pins_view import PINS_KEY, run_pin_specs
 from compaction.ui.stored_run import HistoryUnavailable, history_call, result_from_report
 from compaction.ui.untrusted import md_escape
 from compaction.ui.words import when
@@ -179,6 +184,7 @@ def render_run(run: RunRow, original: list[Any]) -> None:
         + (f" ({md_escape(run.model)})" if run.model else "")
         + (f" · focus: {md_escape(run.focus)}" if run.focus else "")
     )
+    _reopen_with_settings(run)
     columns = st.columns(4)
     columns[0].metric("Tokens before", f"{run.tokens_before:,}")
     columns[1].metric("Tokens after", f"{run.tokens_after:,}")
@@ -217,6 +223,43 @@ def render_run(run: RunRow, original: list[Any]) -> None:
         key=f"stored_phase_{run.id}",
     )
     render_phase(result, shown or default, original)
+
+
+REOPEN_KEY = "_history_reopen"  # the run whose conversation to open in Inspect, set by a click
+
+
+def _use_run_settings(run_id: int, config: dict[str, Any]) -> None:
+    # A callback: the sidebar's widgets are not drawn yet, so their values may be set.
+    apply_sample_settings(
+        {name: value for name, value in config.items() if name in CONFIG_KEYS and name != "pins"}
+    )
+    st.session_state[PINS_KEY] = run_pin_specs(config)
+    st.session_state[REOPEN_KEY] = run_id
+
+
+def _reopen_with_settings(run: RunRow) -> None:
+    """The run's pins, and a button opening its conversation in Inspect with its settings and
+    pins, so a run is repeated as it was (a pin kept only in a URL would be lost)."""
+    specs = run_pin_specs(run.config)
+    if specs:
+        st.caption(
+            "📌 Pinned in this run: " + md_escape("; ".join(Pins.from_specs(specs).describe()))
+        )
+    st.button(
+        "Open in Inspect with this run's settings" + (" and pins" if specs else ""),
+        key="history_reopen",
+        on_click=_use_run_settings,
+        args=(run.id, run.config),
+    )
+    run_id = st.session_state.pop(REOPEN_KEY, None)
+    if run_id is None:
+        return
+    page = st.session_state.get(nav.PAGES_KEY, {}).get("inspect") or "app_pages/inspect.py"
+    try:
+        st.switch_page(page, query_params={"from_run": str(run_id)})
+    except StreamlitPageNotFoundError:
+        # Without app.py's navigation (an AppTest of this page alone) there is no page to open.
+        st.info(f"Open run #{run_id}'s conversation on the Inspect page.")
 
 
 def session_chart(points: list[dict[str, Any]], title: str) -> go.Figure:

@@ -16,6 +16,7 @@ import streamlit as st
 
 from compaction.config import CompactionConfig
 from compaction.messages import Message
+from compaction.phases.pins import PinnedMessages
 from compaction.tokens import make_counter
 from compaction.ui import compute
 from compaction.ui.binning import bin_size
@@ -46,6 +47,7 @@ from compaction.ui.message_views import (
 )
 from compaction.ui.palette import FATE_LABELS
 from compaction.ui.params import Settings, show_summary_budget
+from compaction.ui.pins_view import pin_button, render_pinned_summary
 from compaction.ui.state import Loaded
 from compaction.ui.stepper import current_step
 from compaction.ui.text_views import tool_output_toggle
@@ -198,8 +200,10 @@ def _messages_view(
     regions: compute.Regions,
     table: dict[str, list[object]],
     fates: list[str] | None,
+    pinned: PinnedMessages,
 ) -> None:
-    """The find box and filters, the (filtered) message table, and the open message."""
+    """The find box and filters, the (filtered) message table, and the open message (with its
+    📌 pin button)."""
     # Beside each other on a wide page, the open message below the table on a narrow one (at
     # 1024 px columns left the previews five characters); the pane scrolls inside either way.
     left, right = beside_or_below("messages_row", "message_list", "message_detail", PANE_PX)
@@ -223,6 +227,7 @@ def _messages_view(
     with right:
         tool_output_toggle()
         index = open_message_input(len(loaded.messages))
+        pin_button(index, pinned)
         render_message(
             loaded.messages[index],
             index,
@@ -274,6 +279,8 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
     after = tuple(regions.pruned_tokens_of(r) for r in ("head", "middle", "tail"))
     bar = budget_bar(head, middle, tail, config, (after[0], after[1], after[2]))
     st.altair_chart(bar, key="budget_bar", width="stretch")
+    pinned = compute.region_plan(loaded, settings).pinned
+    render_pinned_summary(pinned)
     chart_key = f"{loaded.content_hash}|{config.counter}|{config.model}"
     chart_key += f"|{regions.head_end}|{regions.tail_start}"  # the labels follow from the cut
     message_chart_view(
@@ -281,6 +288,11 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
     )
     fates = _fates_on_view(loaded, settings)
     table = _table(loaded, settings, regions)
+    if pinned:
+        table["region"] = [
+            f"📌 {label}" if index in pinned else label
+            for index, label in enumerate(table["region"])
+        ]
     if fates is not None:
         table["fate"] = [FATE_LABELS.get(fate, fate) for fate in fates]
     # Only the chosen view is drawn: the first render shows the message list alone, not a
@@ -288,7 +300,7 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
     # not st.tabs(on_change="rerun"), whose state tracking cost the first render an extra run.)
     view = view_picker(OVERVIEW_TABS, OVERVIEW_TABS_KEY)
     if view == "Messages":
-        _messages_view(loaded, regions, table, fates)
+        _messages_view(loaded, regions, table, fates, pinned)
     elif view == "Tool calls":
         pairs = _pairs(loaded.content_hash, loaded.messages, regions.tokens)
         with st.container(key="tool_pairs_view"):

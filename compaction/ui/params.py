@@ -15,6 +15,14 @@ import streamlit as st
 from compaction.config import CompactionConfig, whole_tokens
 from compaction.errors import ConfigError
 from compaction.summarizers.factory import SUMMARIZER_KINDS
+from compaction.ui.pins_view import (
+    called_tools,
+    pin_specs,
+    pins_of,
+    render_pins_control,
+    seed_pins_from_url,
+)
+from compaction.ui.state import get_loaded
 
 DEFAULTS = CompactionConfig()
 API_KEY_KEY = "llm_api_key"  # session-state key of the password field; never query-bound
@@ -219,6 +227,7 @@ def _seed_from_url() -> None:
 def render_sidebar() -> Settings:
     """Draw the parameters in the sidebar and return the Settings they describe."""
     _seed_from_url()
+    seed_pins_from_url()
     with st.sidebar:
         st.header("Parameters")
         _model_and_window()
@@ -226,6 +235,8 @@ def render_sidebar() -> Settings:
         config, error = _build_config(values)
         shown = config or DEFAULTS
         _budgets(shown)
+        loaded = get_loaded()
+        render_pins_control(called_tools(loaded.content_hash, loaded.messages) if loaded else [])
         _pruning()
         _anti_thrash()
         focus = _focus_and_summariser()
@@ -246,7 +257,8 @@ def render_sidebar() -> Settings:
 
 def _build_config(values: dict[str, Any]) -> tuple[CompactionConfig | None, str | None]:
     try:
-        return CompactionConfig.from_dict(values), None
+        pins = pins_of(pin_specs())
+        return CompactionConfig.from_dict(values).replace(pins=pins), None
     except ConfigError as exc:
         return None, str(exc)
 
