@@ -193,6 +193,31 @@ def _warm_up() -> Future[None]:
     return future
 
 
+PICKED_SAMPLE_KEY = "_picked_sample"  # (loaded source, the picker's sample) as last drawn
+
+
+def _sample_picked() -> None:
+    loaded = get_loaded()
+    source = loaded.source if loaded is not None else None
+    st.session_state[PICKED_SAMPLE_KEY] = (source, st.session_state.get("load_sample_id"))
+
+
+def _sync_sample_picker(loaded: Loaded | None, by_id: dict[str, Sample]) -> None:
+    """Put the picker on the sample on view, or on the one the person picked while it was on
+    view. Set on every run: a page switch drops the widget's state, and the picker fell back to
+    the first sample under "Loaded: <another one>"."""
+    source = loaded.source if loaded is not None else None
+    remembered = st.session_state.get(PICKED_SAMPLE_KEY)
+    if remembered is not None and remembered[0] == source and remembered[1] in by_id:
+        wanted = remembered[1]
+    elif source is not None and source.removeprefix("sample:") in by_id:
+        wanted = source.removeprefix("sample:")
+    else:
+        return
+    st.session_state["load_sample_id"] = wanted
+    st.session_state[PICKED_SAMPLE_KEY] = (source, wanted)
+
+
 def render_loader() -> Loaded | None:
     """The Load panel; returns the loaded conversation (also kept in session state)."""
     loaded = get_loaded()
@@ -213,16 +238,13 @@ def render_loader() -> Loaded | None:
             samples = _samples()
             if samples:
                 by_id = {sample.id: sample for sample in samples}
-                if "load_sample_id" not in st.session_state and loaded is not None:
-                    # The picker starts on the sample on view (the landing one, a link's).
-                    on_view = loaded.source.removeprefix("sample:")
-                    if on_view in by_id:
-                        st.session_state["load_sample_id"] = on_view
+                _sync_sample_picker(loaded, by_id)
                 chosen = st.selectbox(
                     "Sample session",
                     list(by_id),
                     format_func=lambda i: by_id[i].title,
                     key="load_sample_id",
+                    on_change=_sample_picked,
                 )
                 st.caption(by_id[chosen].description)
                 st.button("Load sample", key="load_sample_btn", on_click=_load_sample_clicked)

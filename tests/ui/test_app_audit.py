@@ -63,3 +63,20 @@ def test_the_timeline_marks_the_agents_own_compaction_apart_from_the_replay() ->
         "Claude Code compacted here, auto, 167,094 tokens (counted by the agent)"
     ]
     assert any("★ marks the compactions" in str(c.value) for c in at.caption)
+
+
+def test_the_sample_picker_names_the_loaded_sample_after_a_page_switch() -> None:
+    """Issue 33: Inspect → Audit from the sidebar showed "Loaded: The seed's worked example"
+    above a picker saying another sample (the first in the list), three times out of three."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    at.query_params["sample"] = "quick-fix"
+    at.run()
+    assert at.selectbox(key="load_sample_id").value == "quick-fix"
+    for page in ("app_pages/audit.py", "app_pages/inspect.py", "app_pages/timeline.py"):
+        at.switch_page(page)
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.session_state["loaded_conversation"].source == "sample:quick-fix"
+        assert at.selectbox(key="load_sample_id").value == "quick-fix", page
