@@ -24,9 +24,10 @@ if not loaded.recorded:
 result = audit_of(loaded)
 st.caption(
     "For each compaction: the probe facts (latest request, constraints, files, errors, commands, "
-    "identifiers) of what the agent compacted away, how many its context still held afterwards, "
-    "and what our pipeline keeps on the same messages — at the agent's size, and with the "
-    "agent's budget (same window and trigger, a summary no larger than the agent's)."
+    "identifiers) of what the agent compacted away; how many the agent's context after the "
+    "compaction still held (its summary and system prompt, or for an encrypted summary the "
+    "size the provider counted at the next call); and how many ours keeps when it compacts the "
+    "same messages to that same total."
 )
 labels = [event_label(number, event) for number, event in enumerate(result.events, 1)]
 chosen = st.selectbox(

@@ -17,6 +17,7 @@ nothing is called forgotten, but our pipeline's run is still shown.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -95,31 +96,44 @@ class AuditEvent:
     #: The provider's count at the last call before the compaction (prompt + output), from the
     #: usage the file records: the context's real size, never a session's running total.
     recorded_prompt: int | None = None
+    #: Where `agent_tokens_after` comes from: "counted" (its system prompt and summary, counted
+    #: here) or "recorded usage" (an encrypted summary: the provider's count at the first call
+    #: after the compaction, the context the agent really carried on with).
+    agent_tokens_after_source: str | None = None
 
     @property
     def agent_name(self) -> str:
         return AGENT_NAMES.get(self.agent, self.agent)
 
     def verdict(self) -> str:
-        if self.kept_by_agent is not None and self.kept_at_agent_size is not None:
-            return (
-                f"the agent's summary kept {self.kept_by_agent} of {self.facts_before} facts "
-                f"({self.agent_tokens_after or 0:,} tokens); ours keeps {self.kept_at_agent_size} "
-                f"at the same size ({self.tokens_at_agent_size or 0:,} tokens) and "
-                f"{self.kept_by_pipeline} with the agent's budget "
-                f"({self.pipeline_tokens_after or 0:,} tokens)"
+        """One size story: what the agent's context held right after the compaction, and what
+        ours keeps of the same messages at that same total."""
+        if self.agent_tokens_after is None:
+            size = "the size of the agent's context after it is not recorded"
+        elif self.agent_tokens_after_source == "recorded usage":
+            size = (
+                f"the agent's context after it was {self.agent_tokens_after:,} tokens (the "
+                "provider's count at its next call)"
             )
-        ours = (
-            f"ours keeps {self.kept_by_pipeline} ({self.pipeline_tokens_after:,} tokens)"
-            if self.kept_by_pipeline is not None and self.pipeline_tokens_after is not None
-            else f"ours could not run ({self.pipeline_error})"
-        )
+        else:
+            size = f"the agent's context after it was {self.agent_tokens_after:,} tokens"
         if self.kept_by_agent is None:
-            return f"the agent's summary is not readable; of {self.facts_before} facts, {ours}"
-        return (
-            f"the agent's summary kept {self.kept_by_agent} of {self.facts_before} facts "
-            f"({self.agent_tokens_after or 0:,} tokens); {ours}"
-        )
+            agent = f"the agent's summary is not readable; {size}"
+        else:
+            agent = f"{size} and held {self.kept_by_agent} of {self.facts_before} facts"
+        if self.kept_at_agent_size is not None:
+            ours = (
+                f"ours at the same size ({self.tokens_at_agent_size or 0:,} tokens) keeps "
+                f"{self.kept_at_agent_size} of {self.facts_before}"
+            )
+        elif self.kept_by_pipeline is not None and self.pipeline_tokens_after is not None:
+            ours = (
+                f"ours with the agent's window and trigger keeps {self.kept_by_pipeline} of "
+                f"{self.facts_before} ({self.pipeline_tokens_after:,} tokens)"
+            )
+        else:
+            ours = f"ours could not run ({self.pipeline_error})"
+        return f"{agent}; {ours}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -144,6 +158,7 @@ class AuditEvent:
             "kept_at_agent_size": self.kept_at_agent_size,
             "tokens_at_agent_size": self.tokens_at_agent_size,
             "recorded_prompt": self.recorded_prompt,
+            "agent_tokens_after_source": self.agent_tokens_after_source,
             "verdict": self.verdict(),
         }
 
@@ -210,6 +225,31 @@ def recorded_prompt(conversation: Conversation, position: int) -> int | None:
         return None
     last = before[-1]
     return (last.input_tokens or 0) + (last.output_tokens or 0)
+
+
+def context_after(conversation: Conversation, position: int) -> int | None:
+    """The provider's count of the prompt at the first call after `position` whose usage the
+    file records: the context the agent carried on with (its summary, the messages it kept and
+    its system prompt), when the summary itself cannot be read."""
+    after = [c for c in conversation.calls if c.position >= position and c.input_tokens]
+    return after[0].input_tokens if after else None
+
+
+#: "#12" is an issue number in prose, but in a session of more messages than that it is as
+#: likely a message number (a harness's, a summary's "#1"): never a fact worth calling forgotten.
+_NUMBER = re.compile(r"#(\d+)")
+
+
+def _not_message_numbers(facts: list[Fact], messages: int) -> list[Fact]:
+    return [
+        fact
+        for fact in facts
+        if not (
+            fact.category == "identifiers"
+            and (match := _NUMBER.fullmatch(fact.text.strip())) is not None
+            and int(match.group(1)) < messages
+        )
+    ]
 
 
 def _agent_context(messages: Sequence[Message], event: RecordedCompaction) -> list[Message]:
@@ -296,7 +336,9 @@ def audit(
             i - start: kind for i, kind in conversation.marks.items() if start <= i < position
         }
         before_marks = {i + len(systems): kind for i, kind in window_marks.items()}
-        facts = _offset(mine_facts(window_messages, marks=window_marks), start)
+        facts = _not_message_numbers(
+            _offset(mine_facts(window_messages, marks=window_marks), start), len(messages)
+        )
         window, source = agent_window(conversation, tokens_before, use_litellm=ours)
         pipeline: list[Message] | None = None
         error: str | None = None
@@ -320,7 +362,16 @@ def audit(
         same_size: list[Message] | None = None
         our_summary: str | None = None
         forgotten: list[ForgottenFact] = []
-        if recorded.summary is not None:
+        after_source: str | None = None
+        if recorded.summary is None:
+            # Encrypted (Codex): what the agent kept cannot be read, but its size can, from the
+            # next call's usage; ours is compared at that size, not left out.
+            agent_after = context_after(conversation, recorded.position)
+            after_source = "recorded usage" if agent_after is not None else None
+            if ours and agent_after is not None:
+                same_size, our_summary = _at_size(before, agent_after, counter, before_marks)
+        else:
+            after_source = "counted"
             context = _agent_context(messages, recorded)
             agent_kept = _kept(facts, context, cwd)
             kept_by_agent = sum(agent_kept)
@@ -363,6 +414,7 @@ def audit(
                 tokens_at_agent_size=counter.count_messages(same_size) if same_size else None,
                 pipeline_summary=our_summary,
                 recorded_prompt=recorded_prompt(conversation, recorded.position),
+                agent_tokens_after_source=after_source,
             )
         )
         start = position

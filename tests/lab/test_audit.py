@@ -86,7 +86,8 @@ def test_the_agents_summary_dropping_a_file_and_an_error_is_shown_and_ours_keeps
     assert event.kept_by_agent is not None and event.kept_by_pipeline is not None
     assert event.kept_by_pipeline > event.kept_by_agent
     assert event.kept_at_agent_size is not None
-    assert "the agent's summary kept" in event.verdict()
+    assert "the agent's context after it was" in event.verdict()
+    assert "; ours at the same size (" in event.verdict()
 
 
 def test_a_file_named_relative_to_the_project_or_by_name_counts_as_remembered() -> None:
@@ -122,6 +123,24 @@ def test_codex_s_encrypted_compaction_is_reported_as_unreadable() -> None:
     assert event.summary is None and event.kept_by_agent is None and event.forgotten == []
     assert event.kept_by_pipeline is not None
     assert "not readable" in event.verdict()
+    # Compared at the right size: the context Codex carried on with, as the provider counted
+    # it at the next call (ours was left out: "nothing left to summarise").
+    assert event.agent_tokens_after_source == "recorded usage"
+    assert event.agent_tokens_after is not None and event.agent_tokens_after < 227_252
+    assert event.kept_at_agent_size is not None and event.pipeline_summary is not None
+    assert f"ours at the same size ({event.tokens_at_agent_size:,} tokens)" in event.verdict()
+
+
+def test_a_message_number_is_not_a_forgotten_identifier() -> None:
+    conversation = _planted()
+    conversation.messages[2] = {
+        **conversation.messages[2],
+        "content": str(conversation.messages[2].get("content") or "")
+        + " As in message #1, see issue #4242.",
+    }
+    (event,) = audit(conversation).events
+    identifiers = {fact.text for fact in event.forgotten if fact.kind == "identifiers"}
+    assert "#1" not in identifiers and "#4242" in identifiers
 
 
 def test_the_audit_command_prints_each_compaction_and_writes_json(tmp_path: Path) -> None:

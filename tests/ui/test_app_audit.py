@@ -29,13 +29,30 @@ def test_the_audit_page_shows_the_agents_compaction_beside_ours() -> None:
     metrics = {m.label: str(m.value) for m in at.metric}
     assert int(metrics["Facts compacted away"]) > 50
     assert int(metrics["Ours, same size"]) > int(metrics["Kept by the agent"])
+    assert "Ours, agent's budget" not in metrics  # one size story
     texts = [str(t.value) for t in at.text]
-    assert any(t.startswith("Verdict: the agent's summary kept") for t in texts)
+    (verdict,) = [t for t in texts if t.startswith("Verdict: ")]
+    assert verdict.startswith("Verdict: the agent's context after it was 3,461 tokens and held")
+    assert "; ours at the same size (" in verdict and "budget" not in verdict
     assert any(t.startswith("This session is being continued") for t in texts)  # the agent's
     assert any("## Active Task" in t for t in texts)  # ours, section by section
-    forgotten = at.dataframe[-1].value
+    forgotten = next(frame.value for frame in at.dataframe if "ours kept it" in frame.value.columns)
     assert list(forgotten.columns) == ["kind", "fact", "message #", "ours kept it"]
     assert len(forgotten) > 10
+    # A message number is not a forgotten identifier.
+    numbers = [str(f).lstrip("#") for f in forgotten["fact"] if str(f).startswith("#")]
+    assert not [n for n in numbers if n.isdigit() and int(n) < 344], numbers
+    # Reading a forgotten command opens the message that ran it: the command and its result,
+    # not "(no text: tool calls only)".
+    picker = at.selectbox(key="audit_message_229")
+    commands = [i for i, label in enumerate(picker.options) if label.startswith("commands: ")]
+    assert commands
+    picker.set_value(commands[0]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    fact_row = forgotten[forgotten["kind"] == "commands"].iloc[0]
+    shown = " ".join(str(c.value) for c in [*at.code, *at.text])
+    assert str(fact_row["fact"])[:30] in shown.replace("\\n", "\n")
+    assert "(no text: tool calls only)" not in shown
 
 
 def test_a_session_without_recorded_compactions_says_what_has_them() -> None:
