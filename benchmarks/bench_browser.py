@@ -8,6 +8,7 @@ when the script run is over and the charts and the message table are on screen. 
 
     .venv/bin/python benchmarks/bench_browser.py [n_messages]
     .venv/bin/python benchmarks/bench_browser.py --against PATH_OF_AN_OLDER_CHECKOUT [n_messages]
+    .venv/bin/python benchmarks/bench_browser.py --first-paint [PATH_OF_AN_OLDER_CHECKOUT]
 
 A first render is a first render only once per server, so the fresh server's render and the
 cold upload are one measurement each (a rerun of this script is the repeat); the baselines, the
@@ -22,6 +23,7 @@ floor here). To compare with an older version, run this same file from a checkou
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import statistics
 import sys
@@ -354,9 +356,82 @@ def compare(other: Path, n_messages: int = 5_000) -> dict[str, float]:
     return ratios
 
 
+FIRST_PAINT_TARGET_S = 1.5  # issue 33: the frame and the conversation's header, warm server
+PAINT_REPEATS = 5
+FRAME = "[data-testid='stSidebarNav']"
+#: The overview's header line: "**<title>** · <format> · N messages · **T tokens** (…)".
+HEADER = re.compile(r" · \d[\d,]* messages · ")
+
+
+def _first_paint(page: Page, url: str) -> tuple[float, float]:
+    """Seconds from navigation to the frame (the sidebar's page list) and to the loaded
+    conversation's header, in a fresh tab on a warm server (the landing conversation)."""
+    started = time.perf_counter()
+    page.goto(url)
+    page.locator(FRAME).first.wait_for(timeout=TIMEOUT_MS)
+    frame = time.perf_counter() - started
+    page.get_by_text(HEADER).first.wait_for(timeout=TIMEOUT_MS)
+    header = time.perf_counter() - started
+    wait_idle(page, TIMEOUT_MS)  # the next tab does not share this one's run
+    return frame, header
+
+
+def first_paint(other: Path | None = None) -> dict[str, float]:
+    """Issue 33's first paint: a fresh tab on a warm server, to the frame and to the loaded
+    conversation's header. With `other` (an older checkout), both are served and measured
+    alternately, as in `compare`. Prints the median of PAINT_REPEATS tabs per version."""
+    workdir = Path(tempfile.mkdtemp(prefix="bench_paint_"))
+    scripts = {"this checkout": str(ROOT / "app.py")}
+    if other is not None:
+        scripts["before"] = str(other.resolve() / "app.py")
+    processes = []
+    urls: dict[str, str] = {}
+    runs: dict[str, list[tuple[float, float]]] = {}
+    try:
+        for version, script in scripts.items():
+            folder = workdir / version.replace(" ", "-")
+            folder.mkdir()
+            process, server = start_app(folder, script=script)
+            processes.append(process)
+            urls[version] = server.url
+        with sync_playwright() as playwright:
+            browser = launch_chromium(playwright)
+            try:
+                for url in urls.values():  # the server's first run: imports, caches
+                    page = browser.new_page(viewport=VIEWPORT)
+                    _first_paint(page, url)
+                    page.close()
+                for turn in range(PAINT_REPEATS):
+                    order = list(urls) if turn % 2 == 0 else list(reversed(urls))
+                    for version in order:
+                        page = browser.new_page(viewport=VIEWPORT)
+                        runs.setdefault(version, []).append(_first_paint(page, urls[version]))
+                        page.close()
+            finally:
+                browser.close()
+    finally:
+        for process in processes:
+            stop_app(process)
+        shutil.rmtree(workdir, ignore_errors=True)
+    results: dict[str, float] = {}
+    for version, found in runs.items():
+        frame = statistics.median(f for f, _ in found)
+        header = statistics.median(h for _, h in found)
+        results[f"{version} frame"], results[f"{version} header"] = frame, header
+        verdict = "meets" if header < FIRST_PAINT_TARGET_S else "misses"
+        print(
+            f"{version}: frame {frame:.2f} s, header {header:.2f} s "
+            f"{_spread([h for _, h in found])} — {verdict} the {FIRST_PAINT_TARGET_S} s goal",
+            flush=True,
+        )
+    return results
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
-    if args[:1] == ["--against"] and len(args) >= 2:
+    if args[:1] == ["--first-paint"]:
+        first_paint(Path(args[1]) if len(args) > 1 else None)
+    elif args[:1] == ["--against"] and len(args) >= 2:
         compare(Path(args[1]), int(args[2]) if len(args) > 2 else 5_000)
     else:
         main(int(args[0]) if args else 5_000)

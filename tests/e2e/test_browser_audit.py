@@ -26,7 +26,7 @@ def test_the_audit_view_shows_what_the_agent_forgot(page: Page, app_server: AppS
     open_app(page, f"{app_server.url}/audit")
     page.get_by_role("tab", name="Upload").click()
     page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(SPOTTER)
-    verdict = page.get_by_text("Verdict: the agent's summary kept", exact=False)
+    verdict = page.get_by_text("Verdict: the agent's context after it was", exact=False)
     expect(verdict).to_be_visible(timeout=TIMEOUT_MS)
     wait_idle(page)
     assert page.locator("[data-testid='stException']").count() == 0
