@@ -33,5 +33,5 @@ def test_the_audit_view_shows_what_the_agent_forgot(page: Page, app_server: AppS
     metric = page.locator("[data-testid='stMetric']").filter(has_text="Facts compacted away")
     expect(metric).to_be_visible()
     expect(page.get_by_text("Forgotten by the agent", exact=False)).to_be_visible()
-    expect(page.get_by_text("Ours at the same size", exact=False)).to_be_visible()
+    expect(page.get_by_text("Ours at the same size", exact=True)).to_be_visible()
     screenshot(page, "audit")
