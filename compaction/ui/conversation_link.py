@@ -34,6 +34,7 @@ from compaction.formats.local_sessions import SESSION_DIRS_VARIABLE, is_within, 
 from compaction.lab.samples import get_sample, load_sample
 from compaction.ui.machine_sessions import SOURCE_PREFIX, load_local, remember_followed
 from compaction.ui.params import CONFIG_KEYS, switch_suggested_settings
+from compaction.ui.pins_view import PINS_KEY, forget_message_pins
 from compaction.ui.state import Loaded, from_conversation, get_loaded, make_loaded, set_loaded
 
 #: The query parameter of each kind of conversation reference, and its Loaded.source prefix.
@@ -162,6 +163,8 @@ def adopt(loaded: Loaded, keep: frozenset[str] = frozenset()) -> None:
     set_loaded(loaded)
     if previous is None or previous.source != loaded.source or not loaded.settings:
         switch_suggested_settings(loaded.settings, keep)
+    if previous is not None and previous.source != loaded.source and "pins" not in keep:
+        forget_message_pins()
     if (ref := ref_of(loaded)) is not None:
         remember(ref)
 
@@ -175,6 +178,8 @@ def _settings_in_url() -> frozenset[str]:
     names = {name for name, key in CONFIG_KEYS.items() if key in st.query_params}
     if "p_focus" in st.query_params:
         names.add("focus")
+    if PINS_KEY in st.query_params:
+        names.add("pins")
     dropped = str(st.query_params.get(DROPPED_PARAM) or "")
     names.update(name for name in dropped.split(",") if name)
     return frozenset(names)

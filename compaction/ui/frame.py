@@ -16,6 +16,7 @@ from compaction.config import CompactionConfig
 from compaction.ui.compute import app_cache
 from compaction.ui.conversation_link import follow_url, write_url
 from compaction.ui.params import Settings, apply_pending_settings, render_sidebar
+from compaction.ui.pins_view import apply_pending_pins
 
 SETTINGS_KEY = "_settings"
 DRAWN_KEY = "_frame_drawn_this_run"
@@ -29,6 +30,7 @@ def draw_frame() -> Settings:
     use_cache(app_cache())
     follow_url()  # before the widgets exist, so a conversation's settings can still be set
     apply_pending_settings()
+    apply_pending_pins()  # a new conversation's: message numbers of the last one dropped
     settings = render_sidebar()
     write_url()
     st.session_state[SETTINGS_KEY] = settings

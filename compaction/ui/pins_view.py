@@ -40,6 +40,23 @@ def seed_pins_from_url() -> None:
         st.session_state[PINS_KEY] = found
 
 
+PENDING_PINS_KEY = "_pending_pins"  # the pins to put in the widget before it is drawn
+
+
+def forget_message_pins() -> None:
+    """Another conversation is on view: its message numbers name other messages, so pins by
+    number go (the rules stay). Applied before the sidebar is drawn (`apply_pending_pins`)."""
+    specs = pin_specs()
+    rules = [spec for spec in specs if not spec.isdigit()]
+    if rules != specs:
+        st.session_state[PENDING_PINS_KEY] = rules
+
+
+def apply_pending_pins() -> None:
+    if PENDING_PINS_KEY in st.session_state:
+        st.session_state[PINS_KEY] = st.session_state.pop(PENDING_PINS_KEY)
+
+
 def pins_of(specs: Iterable[str]) -> Pins:
     """The Pins the texts name (a ConfigError says which one cannot be read)."""
     return Pins.from_specs(list(specs))

@@ -82,3 +82,17 @@ def test_a_run_stored_with_pins_reopens_with_them() -> None:
         dict(zip(*(dataframe_with(again, "why")[c] for c in ("#", "why")), strict=True))[target]
         == f"pinned #{target}"
     )
+
+
+def test_loading_another_conversation_drops_the_pins_by_number_and_keeps_the_rules() -> None:
+    # Message #5 of one conversation is another message of the next: a pin by number must not
+    # silently keep it there.
+    at = open_app(sample=SAMPLE)
+    at.session_state["inspect_open"] = 5
+    at.run()
+    click(at, "pin_open_message")
+    at.multiselect(key="p_pins").set_value(["5", "user"]).run()
+    at.selectbox(key="load_sample_id").set_value("quick-fix").run()
+    click(at, "load_sample_btn")
+    assert at.session_state["loaded_conversation"].source == "sample:quick-fix"
+    assert at.multiselect(key="p_pins").value == ["user"]
