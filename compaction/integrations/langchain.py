@@ -64,7 +64,9 @@ def to_canonical(message: BaseMessage) -> Message:
             if isinstance(b, dict) and b.get("type") in ("reasoning", "thinking")
         ]
         others = [
-            b for b in blocks if not (isinstance(b, dict) and b.get("type") in ("reasoning", "thinking"))
+            b
+            for b in blocks
+            if not (isinstance(b, dict) and b.get("type") in ("reasoning", "thinking"))
         ]
         if all(isinstance(b, dict) and b.get("type") == "text" for b in others):
             converted["content"] = "".join(str(b.get("text", "")) for b in others)

@@ -163,7 +163,11 @@ class Views(Generic[Item]):
     must not grow with the number of conversations it has served)."""
 
     def __init__(
-        self, codec: Codec[Item], settings: AdapterSettings, persistent: bool, max_conversations: int
+        self,
+        codec: Codec[Item],
+        settings: AdapterSettings,
+        persistent: bool,
+        max_conversations: int,
     ) -> None:
         if max_conversations < 1:
             raise ValueError(f"max_conversations must be at least 1, got {max_conversations}")

@@ -16,7 +16,9 @@ from typing import Any
 from compaction.messages import Message
 
 
-def to_semconv_messages(messages: list[Message] | tuple[Message, ...] | Any) -> list[dict[str, Any]]:
+def to_semconv_messages(
+    messages: list[Message] | tuple[Message, ...] | Any,
+) -> list[dict[str, Any]]:
     return [to_semconv(message) for message in messages]
 
 
@@ -97,9 +99,7 @@ def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, list):
-        return "\n".join(
-            str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in value
-        )
+        return "\n".join(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in value)
     return json.dumps(value, ensure_ascii=False)
 
 
