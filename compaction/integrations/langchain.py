@@ -149,7 +149,15 @@ def from_canonical(message: Message) -> BaseMessage:
             name=message.get("name"),
         )
     clean = {k: v for k, v in message.items() if k != "reasoning"}
-    return convert_to_messages([clean])[0]
+    built = convert_to_messages([clean])[0]
+    reasoning = message.get("reasoning")
+    if isinstance(built, AIMessage) and isinstance(reasoning, str) and reasoning:
+        text = built.content if isinstance(built.content, str) else ""
+        blocks: list[Any] = [{"type": "reasoning", "reasoning": reasoning}]
+        if text:
+            blocks.append({"type": "text", "text": text})
+        built = built.model_copy(update={"content": blocks})
+    return built
 
 
 def _role(message: BaseMessage) -> str:

@@ -187,6 +187,9 @@ class PydanticAICodec:
                     out.append(_new_response(message))
                 continue
             if isinstance(source, RequestParts):
+                current = next((s.request for s, _, _ in reversed(group) if s is not None), None)
+                if current is not None and current is not source.request:
+                    flush()  # the original requests' boundaries stay where they were
                 parts = source.parts if same else _patched_parts(message, source, names)
                 group.append((source, parts, same))
             else:
@@ -294,6 +297,9 @@ def _patched_response(message: Message, original: ModelResponse) -> ModelRespons
 
 def _new_response(message: Message) -> ModelResponse:
     parts: list[Any] = []
+    reasoning = message.get("reasoning")
+    if isinstance(reasoning, str) and reasoning:
+        parts.append(ThinkingPart(content=reasoning))
     text = _text_of(message.get("content"))
     if text:
         parts.append(TextPart(content=text))
