@@ -55,7 +55,7 @@ FRAMEWORK = "langchain"
 def to_canonical(message: BaseMessage) -> Message:
     """One LangChain message as a canonical one: LangChain's own OpenAI conversion, with an AI
     message's reasoning blocks moved to `reasoning` (the canonical form's field for them)."""
-    converted: Message = dict(convert_to_openai_messages(message))  # type: ignore[arg-type]
+    converted: Message = dict(convert_to_openai_messages(message))
     if isinstance(message, AIMessage) and isinstance(converted.get("content"), list):
         blocks = converted["content"]
         reasoning = [
@@ -169,7 +169,7 @@ def _role(message: BaseMessage) -> str:
         return "assistant"
     if isinstance(message, ToolMessage):
         return "tool"
-    return message.type
+    return str(message.type)
 
 
 # -- the summary by a LangChain chat model ---------------------------------------------------------
@@ -178,7 +178,7 @@ def langchain_summarizer(model: BaseChatModel) -> FrameworkSummarizer:
 
     def complete(system: str, prompt: str) -> str:
         answer = model.invoke([SystemMessage(system), HumanMessage(prompt)])
-        return answer.text if isinstance(answer, BaseMessage) else str(answer)
+        return str(answer.text) if isinstance(answer, BaseMessage) else str(answer)
 
     return FrameworkSummarizer(f"langchain:{_model_name(model)}", complete=complete)
 
@@ -214,7 +214,8 @@ class _AgentModelSummarizer:
 
 
 # -- the middleware --------------------------------------------------------------------------------
-class CompactionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+# The frameworks are Any to mypy (follow_imports = skip): subclassing one is allowed here.
+class CompactionMiddleware(AgentMiddleware):  # type: ignore[misc]
     """Compacts the model request's messages before each model call (see the module's doc)."""
 
     def __init__(
@@ -260,7 +261,7 @@ class CompactionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         """How many compactions this middleware has made, over all its conversations."""
         return sum(view.compactions for view in self.views)
 
-    def _key(self, request: ModelRequest) -> str:  # type: ignore[type-arg]
+    def _key(self, request: ModelRequest) -> str:
         thread = None
         try:
             from langgraph.config import get_config
@@ -273,7 +274,7 @@ class CompactionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         first = next((m for m in request.messages if isinstance(m, HumanMessage)), None)
         return conversation_key([to_canonical(first)] if first is not None else [])
 
-    def compact_request(self, request: ModelRequest) -> ModelRequest:  # type: ignore[type-arg]
+    def compact_request(self, request: ModelRequest) -> ModelRequest:
         """The request with its messages (and system message) compacted."""
         if self._agent_model is not None:
             self._agent_model.model = request.model
@@ -291,16 +292,16 @@ class CompactionMiddleware(AgentMiddleware):  # type: ignore[type-arg]
 
     def wrap_model_call(
         self,
-        request: ModelRequest,  # type: ignore[type-arg]
-        handler: Callable[[ModelRequest], ModelResponse],  # type: ignore[type-arg]
-    ) -> ModelResponse:  # type: ignore[type-arg]
+        request: ModelRequest,
+        handler: Callable[[ModelRequest], ModelResponse],
+    ) -> ModelResponse:
         return handler(self.compact_request(request))
 
     async def awrap_model_call(
         self,
-        request: ModelRequest,  # type: ignore[type-arg]
-        handler: Callable[[ModelRequest], Awaitable[ModelResponse]],  # type: ignore[type-arg]
-    ) -> ModelResponse:  # type: ignore[type-arg]
+        request: ModelRequest,
+        handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
+    ) -> ModelResponse:
         # Off the event loop: a compaction that summarises with a model takes seconds.
         compacted = await asyncio.to_thread(self.compact_request, request)
         return await handler(compacted)

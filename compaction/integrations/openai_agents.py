@@ -328,7 +328,7 @@ class CompactionFilter:
         self._agent_model = summary_model == "agent"
         if summary_model is not None:
             model = None if self._agent_model else summary_model
-            self._model_summarizer = summarizer = agents_summarizer(model)  # type: ignore[arg-type]
+            self._model_summarizer = summarizer = agents_summarizer(model)
         self.settings = AdapterSettings(
             config=config or CompactionConfig(),
             summarizer=summarizer,

@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import dataclasses
-import json
 import threading
 from collections.abc import Sequence
 from typing import Any

@@ -14,11 +14,12 @@ import itertools
 import threading
 from typing import Any
 
+from llm_server import DEFAULT_SUMMARY, RecordedRequest
+
 from compaction import CompactionConfig, make_counter, validate
 from compaction.messages import content_text
 from compaction.summarizers.llm import SYSTEM_PROMPT
 from compaction.summary import SUMMARY_PREFIX
-from llm_server import DEFAULT_SUMMARY, RecordedRequest
 
 PAGES = 14
 REQUEST = f"Read pages 1 to {PAGES} of the build log with read_page, then say which test failed."

@@ -73,7 +73,7 @@ def test_langchain_round_trip_and_compaction() -> None:
     items.append(HumanMessage("Now fix it.", id="h2"))
     codec = LangChainCodec()
     round_trip(codec, items)
-    out, view = compacted(codec, items)
+    out, _view = compacted(codec, items)
     assert out[-1] is items[-1]  # the request: the same object
     # The system message, patched (compaction appends its note), is the original's copy.
     assert out[0].content.startswith(items[0].content) and out[0] is not items[0]
@@ -143,7 +143,7 @@ def test_pydantic_ai_round_trip_and_compaction() -> None:
     items.append(ModelRequest(parts=[UserPromptPart("Now fix it.")]))
     codec = PydanticAICodec()
     round_trip(codec, items)
-    out, view = compacted(codec, items)
+    out, _view = compacted(codec, items)
     assert out[-1] is items[-1]
     for message in out:
         if isinstance(message, ModelResponse) and message not in items:
@@ -199,6 +199,6 @@ def test_agents_sdk_round_trip_and_compaction() -> None:
     items.append({"role": "user", "content": "Now fix it."})
     codec = AgentsCodec()
     round_trip(codec, items, new_keeps_reasoning=False)
-    out, view = compacted(codec, items)
+    out, _view = compacted(codec, items)
     assert out[-1] is items[-1] and out[0]["content"].startswith("You are a build assistant.")
     assert any(i.get("type") == "reasoning" for i in out)  # kept turns keep their reasoning

@@ -22,14 +22,14 @@ from llm_server import LLMServer
 
 pytest.importorskip("langchain", reason="the [langchain] extra is not installed")
 
-from langchain.agents import create_agent  # noqa: E402
-from langchain_core.messages import HumanMessage  # noqa: E402
-from langchain_core.tools import tool  # noqa: E402
-from langchain_openai import ChatOpenAI  # noqa: E402
-from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
+from langchain.agents import create_agent
+from langchain_core.messages import HumanMessage
+from langchain_core.tools import tool
+from langchain_openai import ChatOpenAI
+from langgraph.checkpoint.memory import InMemorySaver
 
-from compaction.history import History  # noqa: E402
-from compaction.integrations.langchain import CompactionMiddleware  # noqa: E402
+from compaction.history import History
+from compaction.integrations.langchain import CompactionMiddleware
 
 
 @tool

@@ -24,11 +24,11 @@ from llm_server import LLMServer
 
 pytest.importorskip("agents", reason="the [openai-agents] extra is not installed")
 
-from agents import Agent, OpenAIChatCompletionsModel, RunConfig, Runner, function_tool  # noqa: E402
-from openai import AsyncOpenAI  # noqa: E402
+from agents import Agent, OpenAIChatCompletionsModel, RunConfig, Runner, function_tool
+from openai import AsyncOpenAI
 
-from compaction.history import History  # noqa: E402
-from compaction.integrations.openai_agents import CompactionFilter  # noqa: E402
+from compaction.history import History
+from compaction.integrations.openai_agents import CompactionFilter
 
 
 @function_tool

@@ -21,12 +21,12 @@ from llm_server import LLMServer
 
 pytest.importorskip("pydantic_ai", reason="the [pydantic-ai] extra is not installed")
 
-from pydantic_ai import Agent  # noqa: E402
-from pydantic_ai.models.openai import OpenAIChatModel  # noqa: E402
-from pydantic_ai.providers.openai import OpenAIProvider  # noqa: E402
+from pydantic_ai import Agent
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.openai import OpenAIProvider
 
-from compaction.history import History  # noqa: E402
-from compaction.integrations.pydantic_ai import CompactionProcessor  # noqa: E402
+from compaction.history import History
+from compaction.integrations.pydantic_ai import CompactionProcessor
 
 
 def _agent(server: LLMServer, processor: CompactionProcessor) -> Agent[None, str]:
