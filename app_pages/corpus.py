@@ -3,6 +3,7 @@ table, read the distributions per agent, open a session in Inspect or Audit, and
 selection for a frontier across the corpus."""
 
 from datetime import date, datetime, time
+from pathlib import Path
 
 import streamlit as st
 
@@ -10,6 +11,8 @@ from compaction.errors import CompactionError
 from compaction.ui import corpus_views as views
 from compaction.ui.stored_run import HistoryUnavailable
 from compaction.ui.untrusted import md_escape
+
+FAILED_LISTED = 10
 
 views.follow_open()
 st.title("🗃️ Corpus")
@@ -78,6 +81,20 @@ a.metric("Files", total.files)
 b.metric("Sessions", total.sessions)
 c.metric("Compactions (auto / manual)", f"{total.compactions} ({total.auto} / {total.manual})")
 d.metric("Files in error", total.failed)
+failed = views.failed_files(shown)
+if failed:
+    # Named in text, not only in the grid: the grid draws its rows on a canvas and shows the
+    # first screenful, and what could not be read is what a person must act on.
+    listed = "\n".join(
+        f"- **{md_escape(Path(f.path).name)}** in {md_escape(str(Path(f.path).parent))}: "
+        f"{md_escape(f.error or '')}"
+        for f in failed[:FAILED_LISTED]
+    )
+    more = len(failed) - FAILED_LISTED
+    st.warning(
+        f"{len(failed)} file(s) could not be read:\n\n{listed}"
+        + (f"\n\n…and {more} more (tick *Only files in error*)." if more > 0 else "")
+    )
 
 rows = views.session_rows(shown)
 st.markdown("#### Sessions")

@@ -13,6 +13,7 @@ from compaction.ui.skip_advice import skip_advice
 from compaction.ui.stepper import (
     CLEANUP_STEP,
     LLM_REQUEST_KEY,
+    RESULT_LABEL,
     go_to,
     phase_picker,
     render_stepper,
@@ -50,12 +51,17 @@ if result.skipped:
     advice = skip_advice(compute.region_plan(loaded, settings), result.skip_reason)
     why = f" {md_escape(advice.sentence())}" if advice is not None else ""
     st.warning(f"Compaction skipped: {md_escape(result.skip_reason)}.{why}")
-shown = phase_picker(step, [phase.name for phase in result.phases])
-if shown is not None:
+shown = phase_picker(step, [phase.name for phase in result.phases], result=not result.skipped)
+key = compute.run_key(loaded, settings)
+if shown == RESULT_LABEL:
+    # What a run is for, in one view: before → after, the summary's 13 sections, the orphan
+    # fixes and what the pins kept (Run all lands here), then every message's fate.
+    render_final(loaded, result, settings, key, whole=True)
+elif shown is not None:
     render_phase(result, shown, loaded.messages)
-if step >= CLEANUP_STEP and not result.skipped:
+if shown != RESULT_LABEL and step >= CLEANUP_STEP and not result.skipped:
     st.divider()
-    render_final(loaded, result, settings, compute.run_key(loaded, settings))
+    render_final(loaded, result, settings, key)
 if step >= CLEANUP_STEP:
     st.divider()
     render_peer_compare(loaded, result, settings)  # issue 18: a peer's policy beside ours

@@ -26,17 +26,21 @@ from typing import Any
 
 from compaction.cache import CompactionCache, current_cache
 from compaction.config import CompactionConfig
+from compaction.deferred import Deferred, detail, resolve
 from compaction.errors import ConfigError, InvalidConversationError
 from compaction.input.growing import GrowingConversation, check_and_count_once
 from compaction.messages import Marks, Message, content_text, last_user_index, split_marks
 from compaction.phases.outcome import final_fates
+from compaction.phases.pins import resolve_pins
 from compaction.phases.pipeline import PHASES, Cleanup, CompactionState, Phase, run_phases
+from compaction.phases.savings import add_savings, freed_little
 from compaction.result import CompactionResult, Fate, PhaseResult
 from compaction.summarizers.base import OnToken, Summarizer
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.summary.recorded import SessionRecord
 from compaction.telemetry import AttributeValue, record_compaction_span
 from compaction.tokens import TokenCounter, count_each, make_counter
+from compaction.tokens.tally import TokenTally, total_of
 
 INEFFECTIVE_REASON = "ineffective compression — consider starting a new session (/new)"
 REQUEST_OVER_WINDOW_REASON = (
@@ -78,7 +82,10 @@ class Compactor:
         # The conversation as last checked and counted: an agent appends a message and asks
         # again, and only what it appended (or edited) is checked and counted again.
         self._conversation = GrowingConversation()
-        self._counts: list[int] = []
+        # Each checked message's count (None until a decision needed it) and bounds, kept
+        # across calls: each message is bounded once and counted at most once.
+        self._counts: list[int | None] = []
+        self._bounds: list[tuple[int, int] | None] = []
         self._counted_with: TokenCounter | None = None
         # The latest request (a digest of its text) that the last compaction found over the
         # window on its own: until it changes, compacting again cannot help.
@@ -93,10 +100,11 @@ class Compactor:
 
     def _checked_and_counted(
         self, messages: Sequence[Message], remember: bool = True
-    ) -> tuple[list[Message], list[str], list[int]]:
-        """validate_messages(messages) and each checked message's tokens, reusing the work of
-        the previous call for the unchanged messages it began with. `remember=False` (a
-        compress) reuses but keeps nothing new: a one-shot compress never needs it again."""
+    ) -> tuple[list[Message], list[str], TokenTally]:
+        """validate_messages(messages) and a tally of each checked message's tokens (counted as
+        decisions need them: tokens/tally.py), reusing the work of the previous call for the
+        unchanged messages it began with. `remember=False` (a compress) reuses but keeps nothing
+        new: a one-shot compress never needs it again."""
         if not remember and not self._conversation.holds(messages):
             # Not the conversation this Compactor has been following: a one-shot compress, or a
             # re-run of one with other budgets (a new Compactor). The cache remembers the last
@@ -104,12 +112,14 @@ class Compactor:
             return check_and_count_once(messages, self.counter, self.cache)
         checked, repairs, counted = self._conversation.check(messages, remember)
         if self._counted_with is not self.counter:  # someone swapped the counter: recount all
-            self._counts, self._counted_with, counted = [], self.counter, 0
+            self._counts, self._bounds, self._counted_with, counted = [], [], self.counter, 0
         counted = min(counted, len(self._counts))  # checked further than counted: count the rest
         counts = self._counts if remember else self._counts[:counted]
-        del counts[counted:]
-        counts.extend(count_each(self.counter, checked[counted:]))
-        return checked, repairs, list(counts)
+        bounds = self._bounds if remember else self._bounds[:counted]
+        del counts[counted:], bounds[counted:]
+        counts.extend([None] * (len(checked) - counted))
+        bounds.extend([None] * (len(checked) - counted))
+        return checked, repairs, TokenTally(checked, self.counter, counts, bounds)
 
     def should_compress(self, messages: Sequence[Message]) -> bool:
         """True when automatic compaction would run: at the threshold, and not thrashing."""
@@ -120,8 +130,7 @@ class Compactor:
         if isinstance(messages, list | tuple) and not messages:
             return False  # nothing to compact yet (compress() would reject it)
         # The same checks as compress(), so bad input fails here with the same clear error.
-        checked, _, counts = self._checked_and_counted(messages)
-        tokens = sum(counts)
+        checked, _, tokens = self._checked_and_counted(messages)
         if self.ineffective_count >= self.config.max_ineffective:
             # Anti-thrash waits for a manual compaction, but a context over the window cannot
             # be sent at all: then compaction runs regardless, unless the last one found the
@@ -130,8 +139,8 @@ class Compactor:
                 _request_key(*split_marks(checked)) == self._unfittable
             ):
                 return False
-            return tokens > self.config.context_length
-        return tokens >= self.config.threshold_tokens
+            return tokens.at_least(self.config.context_length + 1)
+        return tokens.at_least(self.config.threshold_tokens)
 
     def compress(
         self,
@@ -177,7 +186,8 @@ class Compactor:
         # only).
         checked, marks = split_marks(checked, recorded.mark_map() if recorded else None)
         config = self.config
-        tokens_before = sum(tokens)
+        # The input's total is a figure to report: decisions ask the tally (`at_least`).
+        tokens_before: int | Deferred[int] = tokens.deferred_total()
         base: dict[str, Any] = {
             "repairs": repairs,
             "focus": focus or None,
@@ -188,17 +198,19 @@ class Compactor:
         if not force:
             reason = None
             if self.ineffective_count >= config.max_ineffective:
+                over_window = tokens.at_least(config.context_length + 1)
                 unfittable = self._unfittable is not None and (
                     _request_key(checked, marks) == self._unfittable
                 )
-                if tokens_before > config.context_length and unfittable:
+                if over_window and unfittable:
                     reason = REQUEST_OVER_WINDOW_REASON
-                elif tokens_before > config.context_length:
+                elif over_window:
                     # Over the window the provider rejects the next call: anti-thrash yields.
                     base["forced_over_window"] = True
                 else:
                     reason = INEFFECTIVE_REASON
-            elif tokens_before < config.threshold_tokens:
+            elif not tokens.at_least(config.threshold_tokens):
+                tokens_before = resolve(tokens_before)
                 reason = (
                     f"below the threshold: {tokens_before:,} tokens < "
                     f"{config.threshold_tokens:,} ({config.threshold_ratio:.0%} of "
@@ -209,6 +221,10 @@ class Compactor:
 
         if all(message.get("role") == "tool" for message in checked):
             raise InvalidConversationError(NOTHING_SURVIVES)
+        # What the user pinned, as input indexes, once: every phase reads the same set.
+        pinned = resolve_pins(checked, config.pins, marks)
+        if config.pins:
+            base["pinned"] = pinned.to_dict()
 
         state = run_phases(
             CompactionState(
@@ -223,6 +239,7 @@ class Compactor:
                 on_token=on_token,
                 recorded=recorded,
                 previous_summary=self.previous_summary,
+                pinned=pinned,
             ),
             self.phases,
         )
@@ -241,9 +258,8 @@ class Compactor:
     def _finish(self, state: CompactionState, base: dict[str, Any]) -> CompactionResult:
         """Savings, the anti-thrash count and the result, for every compaction that ran."""
         config = self.config
-        tokens_before, tokens_after = state.tokens_before, state.tokens
-        savings = (tokens_before - tokens_after) / tokens_before * 100 if tokens_before else 0.0
-        ineffective = savings < config.ineffective_savings_pct
+        tokens_after = resolve(state.tokens)  # the output's own count, exact
+        ineffective = freed_little(state.input_tokens, tokens_after, config.ineffective_savings_pct)
         self.ineffective_count = self.ineffective_count + 1 if ineffective else 0
         if state.fit is not None and state.fit.request_exceeds_window:
             # No compaction can make it fit until the request changes: say so once, and let
@@ -253,24 +269,19 @@ class Compactor:
         else:
             self._unfittable = None
         cleaned = next(r for r in reversed(state.results) if r.name == Cleanup.name)
-        cleaned.details.update(
-            {
-                "savings_pct": round(savings, 2),
-                "ineffective": ineffective,
-                "ineffective_count": self.ineffective_count,
-                "max_ineffective": config.max_ineffective,
-            }
+        add_savings(
+            cleaned, state.input_tokens, tokens_after, ineffective, self.ineffective_count, config
         )
         suggestion = (
             NEW_SESSION_SUGGESTION if self.ineffective_count >= config.max_ineffective else None
         )
         outcome = state.outcome
-        summary_details = state.summary_result.details if state.summary_result else {}
+        iterative = bool(state.summary_result and detail(state.summary_result, "iterative"))
         self._follow(state.messages)
         return CompactionResult(
             messages=state.messages,
             phases=state.results,
-            tokens_before=tokens_before,
+            tokens_before=total_of(state.input_tokens),
             tokens_after=tokens_after,
             summary=outcome.summary if outcome else None,
             orphan_fixes=state.fixes,
@@ -279,7 +290,7 @@ class Compactor:
             fates=final_fates(len(state.checked), state.results),
             ineffective_count=self.ineffective_count,
             suggestion=suggestion,
-            iterative=bool(outcome and summary_details.get("iterative")),
+            iterative=bool(outcome and iterative),
             fit=state.fit,
             marks=_output_marks(state.origins, state.marks),
             **base,
@@ -293,14 +304,15 @@ class Compactor:
         agent's edit of it in the meantime is seen and checked (a one-shot compress pays this
         for nothing, a few ms at 190 messages)."""
         if self._conversation.adopt(messages):
-            self._counts = count_each(self.counter, messages)
+            self._counts = list[int | None](count_each(self.counter, messages))
+            self._bounds = [None] * len(messages)
             self._counted_with = self.counter
 
     def _skipped(
         self,
         messages: list[Message],
         phases: list[PhaseResult],
-        tokens_before: int,
+        tokens_before: int | Deferred[int],
         reason: str,
         base: dict[str, Any],
     ) -> CompactionResult:

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from compaction.errors import ConfigError
 from compaction.litellm_loader import load_litellm
+from compaction.phases.pins import Pins
 
 OrphanStrategy = Literal["stub", "strip"]
 CounterName = Literal["tiktoken", "rough"]
@@ -87,9 +88,14 @@ class CompactionConfig:
     #: written to the cache again at the write premium and then read at every later call, so
     #: keeping less of it costs less (measured by lab/cost's cache model: docs/cost.md).
     cache_aware: bool = False
+    #: What compaction keeps verbatim whatever the budgets say (phases/pins.py): message
+    #: numbers, roles, tools, text patterns, the user's messages, instruction files. A mapping
+    #: of those rules is accepted and turned into Pins.
+    pins: Pins = field(default_factory=Pins)
     extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "pins", Pins.of(self.pins))
         for name, (low, high) in _NUMERIC_RANGES.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float):
@@ -162,8 +168,14 @@ class CompactionConfig:
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        """The settings as a JSON-ready dict (derived budgets included, for reports)."""
+        """The settings as a JSON-ready dict (derived budgets included, for reports; `pins` only
+        when some are set)."""
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
+        # Pins only when there are any: a report (and the history's run key) of a compaction
+        # without pins reads as it always did.
+        pins = data.pop("pins")
+        if pins:
+            data["pins"] = pins.to_dict()
         data["threshold_tokens"] = self.threshold_tokens
         data["tail_budget_tokens"] = self.tail_budget_tokens
         data["tail_soft_ceiling"] = self.tail_soft_ceiling
@@ -191,8 +203,9 @@ class CompactionConfig:
 
     @classmethod
     def field_names(cls) -> list[str]:
-        """The user-settable fields, in declaration order."""
-        return [f.name for f in fields(cls) if f.name != "extra"]
+        """The user-settable budgets and switches, in declaration order: one value each (a
+        sweep axis, a sidebar widget, a `--set` flag). `pins`, a rule set, is set apart."""
+        return [f.name for f in fields(cls) if f.name not in ("extra", "pins")]
 
     @classmethod
     def for_model(cls, model: str, **overrides: Any) -> CompactionConfig:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from compaction.deferred import LazyField, resolve_fields
 from compaction.messages import Message
 from compaction.summary import Summary
 
@@ -35,7 +36,9 @@ class Fate(StrEnum):
     RESULT_MOVED = "moved"  # a tool result moved next to its call (Phase 5)
     STUB_ADDED = "stubbed"  # this message's call received a stub result (Phase 5)
     CALL_STRIPPED = "stripped"  # this message lost a call that had no result (Phase 5)
-    PINNED = "pinned"  # the latest request, kept verbatim right after the summary (Phase 2/4)
+    # Kept verbatim right after the summary: the latest request, or a middle message the user
+    # pinned (CompactionConfig.pins) (Phase 2/4).
+    PINNED = "pinned"
     CUT_TO_FIT = "cut_to_fit"  # a part of this message was cut so the result fits (Fit)
 
 
@@ -121,11 +124,17 @@ class PhaseResult:
     name: str
     messages: list[Message]
     origins: list[int | None]
-    tokens_before: int
-    tokens_after: int
+    # Each may be given as a Deferred (compaction/deferred.py): a figure no decision needed,
+    # counted when it is first read.
+    tokens_before: LazyField[int] = LazyField()
+    tokens_after: LazyField[int] = LazyField()
     fates: dict[int, str] = field(default_factory=dict)
-    details: dict[str, Any] = field(default_factory=dict)
+    details: LazyField[dict[str, Any]] = LazyField(dict)
     duration_s: float = 0.0
+
+    def __getstate__(self) -> dict[str, Any]:
+        resolve_fields(self)  # values, never computations, cross a process or a cache
+        return self.__dict__
 
     def to_dict(self, include_messages: bool = True) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -149,8 +158,8 @@ class CompactionResult:
 
     messages: list[Message]
     phases: list[PhaseResult]
-    tokens_before: int
-    tokens_after: int
+    tokens_before: LazyField[int] = LazyField()  # may be given deferred: see PhaseResult
+    tokens_after: LazyField[int] = LazyField()
     summary: Summary | None = None
     orphan_fixes: list[OrphanFix] = field(default_factory=list)
     skipped: bool = False
@@ -171,6 +180,19 @@ class CompactionResult:
     #: Which output messages the harness sent (messages.Marks, by output position): beside the
     #: messages, which carry the provider's fields only.
     marks: dict[int, str] = field(default_factory=dict)
+    #: What the config's pins kept (CompactionConfig.pins, phases/pins.py):
+    #: {"pinned": {input index: why}, "unresolved": [a pin that kept nothing, and why]}, empty
+    #: when no pins were set.
+    pinned: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def pinned_indexes(self) -> list[int]:
+        """The input indexes the pins kept verbatim."""
+        return sorted(int(index) for index in self.pinned.get("pinned", {}))
+
+    def __getstate__(self) -> dict[str, Any]:
+        resolve_fields(self)
+        return self.__dict__
 
     @property
     def savings_pct(self) -> float:
@@ -213,6 +235,7 @@ class CompactionResult:
             "phases": [p.to_dict(include_messages=include_phase_messages) for p in self.phases],
             "messages": self.messages,
             "marks": {str(index): kind for index, kind in sorted(self.marks.items())},
+            **({"pinned": self.pinned} if self.pinned else {}),
         }
 
 

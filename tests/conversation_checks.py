@@ -72,3 +72,33 @@ def assert_well_formed_compaction(original: list[Message], result: Any, head_end
             in_head = origin is not None and start <= origin < head_end
             if in_head and result.fates[origin] not in ("stripped", "cut_to_fit"):
                 assert output[position] == original[origin]
+
+
+def pinned_problems(original: list[Message], result: Any) -> list[str]:
+    """Every message the pins kept (`result.pinned_indexes`) is in the output as it was given.
+
+    Verbatim allows the two additions a compaction documents: the compaction note appended to
+    the system message, and the summary merged in front of a message (its own text follows the
+    separator). Nothing else of a pinned message may change."""
+    origins = result.phases[-1].origins if result.phases else list(range(len(result.messages)))
+    where = {origin: position for position, origin in enumerate(origins) if origin is not None}
+    problems = []
+    for index in result.pinned_indexes:
+        if index not in where:
+            problems.append(f"pinned #{index} is not in the output")
+            continue
+        kept, given = result.messages[where[index]], original[index]
+        if kept == given:
+            continue
+        same_fields = {k: v for k, v in kept.items() if k != "content"} == {
+            k: v for k, v in given.items() if k != "content"
+        }
+        text, wanted = content_text(kept), content_text(given)
+        parts = summary_parts(text)
+        if same_fields and (
+            (text.startswith(wanted) and text[len(wanted) :].strip() == SYSTEM_NOTE)
+            or (parts is not None and parts.own_text == wanted)
+        ):
+            continue
+        problems.append(f"pinned #{index} changed: {given!r} became {kept!r}")
+    return problems

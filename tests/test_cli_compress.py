@@ -191,3 +191,33 @@ def test_real_subprocess_run(conversation: Path, tmp_path: Path) -> None:
     assert completed.returncode == 0, completed.stderr
     assert json.loads(out.read_text(encoding="utf-8"))
     assert "messages" in completed.stderr and "saved" in completed.stderr
+
+
+def test_pin_keeps_a_message_verbatim_and_the_report_says_why(
+    conversation: Path, tmp_path: Path
+) -> None:
+    """Issue 33: `--pin` is the config's pins from the command line (the app's link uses the
+    same texts): message #9 (a tool result: its call #8 comes with it) survives as given."""
+    given = json.loads(conversation.read_text(encoding="utf-8"))
+    report = tmp_path / "report.json"
+    result = invoke(
+        "compress", str(conversation), *SMALL, "--pin", "9", "--pin", "user",
+        "--pin", "400", "--report", str(report),
+    )  # fmt: skip
+    assert result.exit_code == 0
+    messages = json.loads(result.stdout)
+    assert given[8] in messages and given[9] in messages
+    pinned = json.loads(report.read_text(encoding="utf-8"))["pinned"]
+    assert pinned["pinned"]["9"] == "pinned #9"
+    assert pinned["pinned"]["7"] == "the user's message"
+    assert "pins kept" in result.stderr
+    assert "warning: a pin kept nothing: #400: the conversation has 35 messages" in result.stderr
+
+
+def test_a_bad_pin_is_one_line_and_exit_2(conversation: Path) -> None:
+    result = invoke("compress", str(conversation), "--pin", "tool:")
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        "error: invalid --pin: pin 'tool:': expected a message number, role:ROLE, tool:NAME, "
+        "text:REGEX, user or instructions"
+    ]

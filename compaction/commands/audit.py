@@ -98,7 +98,7 @@ def audit_command(
     input_path: Path, source_format: str, index: int | None, json_path: Path | None
 ) -> None:
     """What the agent forgot at each compaction it recorded in its own session."""
-    conversation = load_input(input_path, source_format, index)
+    conversation = load_input(input_path, source_format, index, notes=False)  # audited below
     try:
         result = audit(conversation)
     except CompactionError as exc:

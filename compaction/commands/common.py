@@ -45,13 +45,30 @@ def print_warnings(warnings: Iterable[str], source: Path | str | None = None) ->
         click.echo(f"warning: {where}{printable(warning, newlines=False)}", err=True)
 
 
-def load_input(path: Path | str, source_format: str, index: int | None) -> Conversation:
-    """The conversation a command works on, its warnings printed; exit 2 when it cannot be read."""
+def print_compactions(lines: Iterable[str], source: Path | str | None = None) -> None:
+    """The compactions the agent itself recorded, one `note: SOURCE: …` line each: what the
+    session holds, not a problem with reading it (the warnings are those)."""
+    where = f"{printable(str(source), newlines=False)}: " if source is not None else ""
+    for line in lines:
+        click.echo(
+            f"note: {where}the agent compacted its context at {printable(line, newlines=False)}",
+            err=True,
+        )
+
+
+def load_input(
+    path: Path | str, source_format: str, index: int | None, notes: bool = True
+) -> Conversation:
+    """The conversation a command works on, its warnings printed (and, with `notes`, the
+    compactions the agent made, for a command that does not list them itself); exit 2 when it
+    cannot be read."""
     try:
         conversation = load_for_cli(path, source_format, index)
     except CompactionError as exc:
         fail(str(exc))
     print_warnings(conversation.warnings, path)
+    if notes:
+        print_compactions(conversation.compaction_lines(), path)
     return conversation
 
 

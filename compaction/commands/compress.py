@@ -32,6 +32,7 @@ from compaction.formats import EXPORT_FORMATS, dump_conversation
 from compaction.input.checks import rejected_arguments
 from compaction.input.growing import remember_checked
 from compaction.messages import content_text
+from compaction.phases.pins import Pins
 from compaction.phases.regions import plan_regions
 from compaction.summary import render_sourced
 from compaction.tokens import make_counter
@@ -48,8 +49,14 @@ def build_config(
     orphans: str | None,
     model: str | None,
     settings: tuple[str, ...],
+    pins: tuple[str, ...] = (),
 ) -> CompactionConfig:
     values: dict[str, Any] = parse_settings(settings)
+    if pins:
+        try:
+            values["pins"] = Pins.from_specs(pins)
+        except CompactionError as exc:
+            fail(f"invalid --pin: {exc}")
     named = {
         "context_length": context_length,
         "threshold_ratio": threshold,
@@ -82,6 +89,14 @@ def config_options(function: Any) -> Any:
             multiple=True,
             metavar="FIELD=VALUE",
             help="Any other CompactionConfig field; repeatable.",
+        ),
+        click.option(
+            "--pin",
+            "pins",
+            multiple=True,
+            metavar="PIN",
+            help="Keep verbatim: a message number, role:ROLE, tool:NAME, text:REGEX, user (the "
+            "user's messages) or instructions (AGENTS.md, CLAUDE.md…); repeatable.",
         ),
     ]
     for option in reversed(options):
@@ -153,6 +168,7 @@ def compress_command(
     orphans: str | None,
     model: str | None,
     settings: tuple[str, ...],
+    pins: tuple[str, ...],
     source_format: str,
     index: int | None,
     focus: str | None,
@@ -178,7 +194,7 @@ def compress_command(
     summary_file = summary_path if summary_path is not None and str(summary_path) != "-" else None
     check_outputs([output, report, summary_file], [input_path])
     config = build_config(
-        context_length, threshold, head, tail_ratio, counter, orphans, model, settings
+        context_length, threshold, head, tail_ratio, counter, orphans, model, settings, pins
     )
     conversation = load_input(input_path, source_format, index)
     cache = CompactionCache()
@@ -241,6 +257,16 @@ def compress_command(
         ),
         err=True,
     )
+    if result.pinned_indexes:
+        shown = ", ".join(f"#{i}" for i in result.pinned_indexes[:12])
+        more = len(result.pinned_indexes) - 12
+        click.echo(
+            f"pins kept {len(result.pinned_indexes):,} message(s) verbatim: {shown}"
+            + (f" and {more:,} more (see --report)" if more > 0 else ""),
+            err=True,
+        )
+    for line in result.pinned.get("unresolved", []):
+        click.echo(f"warning: a pin kept nothing: {printable(line, newlines=False)}", err=True)
     if result.tokens_after > config.context_length:
         reason = result.fit.cannot_fit if result.fit is not None else None
         click.echo(printable(over_window_warning(result.tokens_after, config, reason)), err=True)
@@ -291,15 +317,16 @@ def inspect_command(
     orphans: str | None,
     model: str | None,
     settings: tuple[str, ...],
+    pins: tuple[str, ...],
     source_format: str,
     index: int | None,
     width: int,
 ) -> None:
     """Print each message's index, role, tokens, region and a preview, then the budgets."""
     config = build_config(
-        context_length, threshold, head, tail_ratio, counter, orphans, model, settings
+        context_length, threshold, head, tail_ratio, counter, orphans, model, settings, pins
     )
-    conversation = load_input(input_path, source_format, index)
+    conversation = load_input(input_path, source_format, index, notes=False)  # listed below
     try:
         plan = plan_regions(
             conversation.messages,
@@ -350,7 +377,8 @@ def inspect_command(
     )
     for region in ("head", "middle", "tail"):
         click.echo(f"{region:<17} {counts[region]:,} messages, {totals[region]:,} tokens")
-    pruned_middle = sum(plan.pruned_tokens[plan.boundaries.head_end : plan.boundaries.tail_start])
+    # What Phase 3 summarises: the middle without the pinned request and the user's pins.
+    pruned_middle = sum(plan.pruned_tokens[i] for i in plan.boundaries.middle)
     click.echo(
         f"summary budget    {config.summary_budget(pruned_middle):,} "
         f"({config.summary_ratio:.0%} of the pruned middle {pruned_middle:,}, clamped to "
@@ -359,3 +387,7 @@ def inspect_command(
     for move in plan.boundaries.moves:
         reason = printable(str(move["reason"]), newlines=False)
         click.echo(f"boundary move     {move['from']} → {move['to']}: {reason}")
+    for pinned, why in plan.pinned.reasons.items():
+        click.echo(f"pinned            #{pinned}: {printable(why, newlines=False)}")
+    for line in plan.pinned.unresolved:
+        click.echo(f"pin kept nothing  {printable(line, newlines=False)}")

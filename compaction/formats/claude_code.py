@@ -133,13 +133,8 @@ def _conversation(
             f"{line_list(off_branch)}: left out {len(off_branch)} record(s) on a branch that "
             "does not lead to the last message (resumed or forked session)"
         )
-    for compaction in builder.compactions:
-        trigger = "" if compaction.trigger == "unknown" else f" ({compaction.trigger})"
-        tokens = f" at {compaction.tokens_before:,} tokens" if compaction.tokens_before else ""
-        warnings.append(
-            f"line {compaction.line}: Claude Code compacted the context here{trigger}{tokens}; "
-            f"its summary is message {compaction.position}"
-        )
+    # The agent's own compactions are no warnings: they are listed in `compactions`, which the
+    # CLI prints as notes and the app beside the conversation.
     messages = builder.messages
     conversation = Conversation(
         messages=messages,

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from compaction.formats.conversation import ImportReport
+from compaction.formats.titles import readable_title
 from compaction.messages import INJECTED_KEY, SLASH_COMMAND, Message, content_text
 from compaction.text.patterns import injected_kind, user_text
 from compaction.text.user_words import slash_command, unwrapped
@@ -102,13 +103,13 @@ def join_text(texts: Iterable[str], separator: str = "\n\n") -> str:
 
 
 def first_user_text(messages: list[Message], limit: int = 80) -> str | None:
-    """A title from the first user message, for sources that record none."""
+    """A title from the first user message, for sources that record none (as a person reads
+    it: titles.readable_title)."""
     for message in messages:
         if message.get("role") == "user" and isinstance(message.get("content"), str):
-            lines = str(message["content"]).strip().splitlines()
-            if lines:
-                title: str = lines[0].strip()
-                return title if len(title) <= limit else title[: limit - 1] + "…"
+            title = readable_title(str(message["content"]), limit)
+            if title:
+                return title
     return None
 
 

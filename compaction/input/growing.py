@@ -34,7 +34,8 @@ from compaction.input.checks import (
     validate_messages,
 )
 from compaction.messages import Message
-from compaction.tokens import TokenCounter, count_each
+from compaction.tokens import TokenCounter
+from compaction.tokens.tally import TokenTally
 
 
 class GrowingConversation:
@@ -220,7 +221,8 @@ class LastConversation:
 
     def __init__(self) -> None:
         self.conversation = GrowingConversation(fingerprints=True)
-        self.counts: dict[int, tuple[TokenCounter, list[int]]] = {}  # id(counter) -> its counts
+        # id(counter) -> its tally of the conversation (counts made on demand, kept for re-runs)
+        self.counts: dict[int, tuple[TokenCounter, TokenTally]] = {}
         self.generation = 0  # bumped whenever the remembered messages start over
         self.lock = threading.Lock()  # Streamlit runs sessions in threads
 
@@ -259,28 +261,27 @@ def check_once(
 
 def check_and_count_once(
     messages: Any, counter: TokenCounter, cache: CompactionCache | None = None
-) -> tuple[list[Message], list[str], list[int]]:
-    """(checked messages, repairs, each one's tokens) as `validate_messages` and `count_each`
-    give them, reusing the last conversation's check and counts while its messages come back
-    unchanged (a longer conversation reuses them for the messages it begins with)."""
+) -> tuple[list[Message], list[str], TokenTally]:
+    """(checked messages, repairs, each one's tokens) as `validate_messages` gives them and as
+    a TokenTally counts them (on demand: tokens/tally.py), reusing the last conversation's check
+    and tally while its messages come back unchanged (a longer conversation reuses the counts
+    of the messages it begins with): what one run counted, a re-run does not count again."""
     last = _last(cache)
     if last is None:
         checked, repairs = validate_messages(messages)
-        return checked, repairs, count_each(counter, checked)
+        return checked, repairs, TokenTally(checked, counter)
     with last.lock:
         checked, repairs, reused = last.check(messages)
-        generation = last.generation
         entry = last.counts.get(id(counter))
-        known = list(entry[1][:reused]) if entry is not None and entry[0] is counter else []
-    # Counted outside the lock: a cold count takes a while, and other threads' re-runs need not
-    # wait for it. Each message's count depends on nothing but the message and the counter.
-    counts = known + count_each(counter, checked[len(known) :])
-    with last.lock:
-        if last.generation == generation:
-            if id(counter) not in last.counts and len(last.counts) >= last.MAX_COUNTERS:
-                del last.counts[next(iter(last.counts))]  # the counter stored first
-            last.counts[id(counter)] = (counter, list(counts))
-    return checked, repairs, counts
+        earlier = entry[1] if entry is not None and entry[0] is counter else None
+        if earlier is not None and reused == len(earlier) == len(checked):
+            return checked, repairs, earlier  # the same conversation: the same tally
+        known = earlier.known()[:reused] if earlier is not None else []
+        tally = TokenTally(checked, counter, known + [None] * (len(checked) - len(known)))
+        if id(counter) not in last.counts and len(last.counts) >= last.MAX_COUNTERS:
+            del last.counts[next(iter(last.counts))]  # the counter stored first
+        last.counts[id(counter)] = (counter, tally)
+    return checked, repairs, tally
 
 
 def remember_checked(messages: list[Message], cache: CompactionCache) -> bool:

@@ -12,7 +12,8 @@ The neighbours that decide the role are the messages that survive Phase 5: a str
 the start of the tail is removed (or moved next to its call) by the cleanup, so it is never the
 summary's neighbour, and choosing the role against it broke Anthropic's alternation. A pinned
 request (Phase 2 step 4) goes right after the summary, before the tail: the role is chosen against
-the head and that user turn. A merged summary ends with MERGE_SEPARATOR, so a later pass can give
+the head and that user turn; the middle messages the user pinned go there too, with it, in
+conversation order. A merged summary ends with MERGE_SEPARATOR, so a later pass can give
 the message its own text back (Phase 3 step 1).
 """
 
@@ -22,7 +23,13 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from compaction.messages import Message, append_text, content_text, prepend_text
+from compaction.messages import (
+    Message,
+    append_text,
+    content_text,
+    has_tool_calls,
+    prepend_text,
+)
 from compaction.phases.cleanup import cleanup
 from compaction.result import Fate, PhaseResult
 from compaction.summary import MERGE_SEPARATOR, SUMMARY_PREFIX, SYSTEM_NOTE
@@ -104,6 +111,43 @@ def _survivor_views(
     return trial.messages[:split], trial.messages[split:]
 
 
+def _turn_role(message: Message) -> str:
+    """The side a message is on as Anthropic sees it past the opening system messages."""
+    role = str(message.get("role"))
+    return "user" if role in ("system", "developer") else role
+
+
+def _merge_joins_a_run(tail: Sequence[Message]) -> bool:
+    """Whether the message the summary would be merged into is followed by a turn of its own
+    side (which Anthropic would merge with it, summary and all)."""
+    target = _merge_target(tail)
+    if target + 1 >= len(tail) or tail[target + 1].get("role") == "tool":
+        return False
+    sides = {_turn_role(tail[target]) == "assistant", _turn_role(tail[target + 1]) == "assistant"}
+    return len(sides) == 1
+
+
+def _gap_among_pinned(tail: Sequence[Message], last_gap: int) -> tuple[int, str, str] | None:
+    """(position in `tail`, role, reason) of the first gap after one of the pinned messages
+    that open `tail` (up to `last_gap`) where the summary fits as a turn of its own, never
+    between a call and its results; None when there is none."""
+    for gap in range(1, min(last_gap, len(tail) - 1) + 1):
+        before, after = tail[gap - 1], tail[gap]
+        if after.get("role") == "tool" or has_tool_calls(before):
+            continue
+        role, reason = choose_role(_turn_role(before), _turn_role(after))
+        if role is not None:
+            return (
+                gap,
+                role,
+                (
+                    f"no role fits before the first pinned message, so the summary goes after the "
+                    f"{gap} pinned message(s) that open the kept part: {reason}"
+                ),
+            )
+    return None
+
+
 def _merge_target(tail: Sequence[Message]) -> int:
     """The tail's first real turn: not a system notice, and not a tool result (which Phase 5
     may remove, taking the summary with it)."""
@@ -123,17 +167,19 @@ def assemble(
     excluded: set[int],
     *,
     pinned: int | None = None,
+    kept: Sequence[int] = (),
     orphan_strategy: str | None = None,
 ) -> PhaseResult:
-    """Head + summary (+ pinned request) + tail. `excluded` are tail indices taken out (earlier
-    summaries); `pinned` is the index of the latest request kept right after the summary;
-    with `orphan_strategy`, roles are chosen against what Phase 5 leaves."""
+    """Head + summary (+ pinned request and pinned messages) + tail. `excluded` are tail
+    indices taken out (earlier summaries); `pinned` is the index of the latest request kept
+    right after the summary, `kept` those of the middle messages the user pinned (kept there
+    too, in order); with `orphan_strategy`, roles are chosen against what Phase 5 leaves."""
     started = time.perf_counter()
     head = list(messages[:head_end])
     head_origins = list(origins[:head_end])
     positions = [i for i in range(tail_start, len(messages)) if i not in excluded]
-    if pinned is not None:
-        positions.insert(0, pinned)
+    verbatim = sorted({*kept, *([pinned] if pinned is not None else [])})
+    positions[:0] = verbatim
     tail = [messages[i] for i in positions]
     tail_origins = [origins[i] for i in positions]
     fates: dict[int, str] = {}
@@ -169,6 +215,16 @@ def assemble(
         enumerate(tail_view[view_start:], len(head_view) + view_start), leading_end
     )
     role, reason = choose_role(last_head_role, first_tail_role)
+    if role is None and kept and last_head_role is not None and _merge_joins_a_run(tail):
+        # The user's pins put turns of one side together (their own messages, say, with the
+        # assistant's between them summarised): merged into the first of them, the summary would
+        # sit in a run of user turns that Anthropic merges into one. It goes into the first gap
+        # among the pinned messages where it is a turn of its own instead, never past the
+        # pinned latest request (the summary tells the model to answer what follows it).
+        last_gap = verbatim.index(pinned) if pinned is not None else len(verbatim)
+        gap = _gap_among_pinned(tail, last_gap)
+        if gap is not None:
+            insert_at, role, reason = gap
     details.update(
         {
             "last_head_role": last_head_role,
@@ -183,6 +239,11 @@ def assemble(
             Fate.PINNED
         )  # (Fate.SUMMARY_MERGED_IN below when the summary is merged into it)
     details["pinned_index"] = pinned_origin
+    kept_origins = [origin for origin in (origins[i] for i in kept) if origin is not None]
+    for origin in kept_origins:
+        fates[origin] = Fate.PINNED  # the user pinned it: kept verbatim after the summary
+    if kept:
+        details["kept_pinned"] = kept_origins
     if role is None and tail:
         # Merge into the first real turn of the tail (a system notice is not one).
         target = _merge_target(tail)

@@ -8,19 +8,22 @@ is the question users bring to this tool.
 The latest user request is always kept verbatim: either the cut moves back to it (`anchor:
 "moved"`), or, when that would drag a whole agentic run of tool calls into the tail past the soft
 ceiling, the request is *pinned*: the cut stays where the budget put it and the request alone is
-kept, placed right after the summary (`anchor: "pinned"`).
+kept, placed right after the summary (`anchor: "pinned"`). A middle message the user pinned
+(`CompactionConfig.pins`, phases/pins.py) is kept the same way (`Boundaries.kept`), in order.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.config import CompactionConfig
+from compaction.deferred import Deferred, later_details
 from compaction.messages import Marks, Message, has_tool_calls, last_user_index
 from compaction.result import PhaseResult
+from compaction.tokens.tally import TokenTally, at_least, later_if, total_of
 
 
 @dataclass
@@ -36,23 +39,45 @@ class Boundaries:
     #: "moved" | "pinned" | None (the request was already in the tail or head, or there is none).
     anchor: str | None = None
     anchor_reason: str = ""
+    #: The middle messages the user pinned: kept verbatim after the summary, in order.
+    kept: tuple[int, ...] = ()
+
+    @property
+    def verbatim(self) -> list[int]:
+        """The middle messages kept verbatim after the summary (the pinned request and the
+        user's pins), in conversation order."""
+        found = set(self.kept)
+        if self.pinned is not None:
+            found.add(self.pinned)
+        return sorted(found)
 
     @property
     def middle(self) -> list[int]:
-        """The indices summarised: between head and tail, the pinned request excepted."""
-        return [i for i in range(self.head_end, self.tail_start) if i != self.pinned]
+        """The indices summarised: between head and tail, the pinned request and the user's
+        pins excepted."""
+        kept = set(self.verbatim)
+        return [i for i in range(self.head_end, self.tail_start) if i not in kept]
 
     @property
     def middle_is_empty(self) -> bool:
         return not self.middle
 
     def region(self, index: int) -> str:
-        """head | middle | tail; the pinned request is kept verbatim, so it counts as tail."""
+        """head | middle | tail; the pinned request and the user's pins are kept verbatim, so
+        they count as tail."""
         if index < self.head_end:
             return "head"
-        if index < self.tail_start and index != self.pinned:
+        if index < self.tail_start and index != self.pinned and index not in self.kept:
             return "middle"
         return "tail"
+
+
+def keep_pinned(bounds: Boundaries, pinned: Collection[int]) -> Boundaries:
+    """`bounds` with the user's pinned middle messages kept verbatim (`Boundaries.kept`)."""
+    bounds.kept = tuple(
+        sorted(i for i in pinned if bounds.head_end <= i < bounds.tail_start and i != bounds.pinned)
+    )
+    return bounds
 
 
 def find_head_end(messages: Sequence[Message], protect_first_n: int) -> int:
@@ -165,7 +190,9 @@ def find_boundaries(
             if last_user is not None
             else "no user message after the head: nothing to anchor"
         )
-    elif last_user + 1 < cut and sum(tokens[last_user + 1 :]) > config.tail_soft_ceiling:
+    elif last_user + 1 < cut and at_least(
+        tokens, config.tail_soft_ceiling + 1, range(last_user + 1, len(tokens))
+    ):
         # The request is kept verbatim either way; what decides is the work the move would drag
         # into the tail with it (by the walk's own rule, any at all passes the ceiling).
         pinned, anchor = last_user, "pinned"
@@ -206,14 +233,20 @@ def boundaries_phase(
     tokens: Sequence[int],
     config: CompactionConfig,
     marks: Marks | None = None,
+    pinned: Collection[int] = (),
 ) -> tuple[PhaseResult, Boundaries]:
+    """Phase 2 as a PhaseResult; `pinned` are the input indexes the user pinned."""
     started = time.perf_counter()
-    bounds = find_boundaries(messages, tokens, config, marks)
-    total = sum(tokens)
+    bounds = keep_pinned(find_boundaries(messages, tokens, config, marks), pinned)
+    total = total_of(tokens)  # figures no decision needs: a tally's counted when read
     head_tokens = sum(tokens[: bounds.head_end])
     pinned_tokens = tokens[bounds.pinned] if bounds.pinned is not None else 0
-    middle_tokens = sum(tokens[bounds.head_end : bounds.tail_start]) - pinned_tokens
-    details = {
+    kept_tokens = sum(tokens[i] for i in bounds.kept)
+    middle_tokens = later_if(
+        isinstance(tokens, TokenTally),
+        lambda: sum(tokens[bounds.head_end : bounds.tail_start]) - pinned_tokens - kept_tokens,
+    )
+    details: dict[str, Any] = {
         "head_end": bounds.head_end,
         "tail_start": bounds.tail_start,
         "raw_walk_stop": bounds.raw_walk_stop,
@@ -222,12 +255,13 @@ def boundaries_phase(
         "min_tail_messages": config.min_tail_messages,
         "protect_first_n": config.protect_first_n,
         "head_tokens": head_tokens,
-        "middle_tokens": middle_tokens,
+        "middle_tokens": None,  # below: counted when read
         "tail_tokens": bounds.tail_tokens,
         "head_messages": bounds.head_end,
         "middle_messages": len(bounds.middle),
-        # Kept verbatim after the summary: the tail and the pinned request (as region() says).
-        "tail_messages": len(messages) - bounds.tail_start + (bounds.pinned is not None),
+        # Kept verbatim after the summary: the tail, the pinned request and the user's pinned
+        # middle messages (as region() says).
+        "tail_messages": len(messages) - bounds.tail_start + len(bounds.verbatim),
         "last_user_index": bounds.last_user,
         "anchor": bounds.anchor,
         "anchor_reason": bounds.anchor_reason,
@@ -236,13 +270,29 @@ def boundaries_phase(
         "moves": bounds.moves,
         "regions": [bounds.region(i) for i in range(len(messages))],
     }
+    if pinned:
+        # The user's pins: all of them, and those of the middle, kept verbatim after the summary.
+        details["user_pinned"] = sorted(pinned)
+        details["kept_pinned"] = list(bounds.kept)
+        details["kept_pinned_tokens"] = kept_tokens
     result = PhaseResult(
         name="boundaries",
         messages=messages,
         origins=list(range(len(messages))),
         tokens_before=total,
         tokens_after=total,
-        details=details,
+        details=_with_middle(details, middle_tokens),
         duration_s=time.perf_counter() - started,
     )
     return result, bounds
+
+
+def _with_middle(
+    details: dict[str, Any], middle_tokens: int | Deferred[int]
+) -> dict[str, Any] | Deferred[dict[str, Any]]:
+    """The details with the middle's tokens in their place: counted when read, if deferred."""
+    if isinstance(middle_tokens, Deferred):
+        deferred = middle_tokens
+        return later_details(details, {"middle_tokens": lambda: deferred.value})
+    details["middle_tokens"] = middle_tokens
+    return details

@@ -8,7 +8,9 @@ the tool-call arguments — each keeping its first and last part around the mark
 `[… N chars cut to fit the context window …]` (N with thousands separators). JSON arguments stay
 valid JSON: their long string values are cut, never the JSON text itself.
 
-The system message and the latest user request are never cut. When the rest cannot be cut far
+The system message, the latest user request and the messages the user pinned (phases/pins.py)
+are never cut; when Fit has to cut, its report names the pinned messages it left whole
+(`held_by_pins`). When the rest cannot be cut far
 enough — the pieces are already down to their first and last parts — Fit also cuts the other
 turns' text (assistant prose, earlier user turns, the summary body, never its prefix), largest
 first: a context the provider rejects helps nobody. Only when the system message and the latest
@@ -21,11 +23,12 @@ is cut at all, since no cut could make it fit and every cut would only lose text
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.config import CompactionConfig
+from compaction.deferred import Deferred, resolve
 from compaction.messages import (
     Marks,
     Message,
@@ -52,6 +55,7 @@ from compaction.phases.fit_summary import cut_summary
 from compaction.result import Fate, PhaseResult
 from compaction.summary import MERGE_SEPARATOR, summary_parts
 from compaction.tokens import IMAGE_TOKENS, TokenCounter
+from compaction.tokens.tally import at_least
 
 #: How many times one piece is re-cut, each time from its original text, before moving on.
 MAX_ATTEMPTS = 6
@@ -99,6 +103,14 @@ class FitReport:
     cuts: list[FitCut] = field(default_factory=list)
     cannot_fit: str | None = None
     request_exceeds_window: bool = False
+    #: The pinned messages Fit left whole although it had to cut (it would have cut them):
+    #: each {"input_index", "message_index", "tokens"}.
+    held_by_pins: list[dict[str, int | None]] = field(default_factory=list)
+
+    @property
+    def pinned_tokens(self) -> int:
+        """The tokens of the pinned messages Fit could not cut."""
+        return sum(int(held["tokens"] or 0) for held in self.held_by_pins)
 
     @property
     def fits(self) -> bool:
@@ -109,7 +121,7 @@ class FitReport:
         return max((cut.chars_before - cut.chars_after for cut in self.cuts), default=0)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "window": self.window,
             "tokens_before": self.tokens_before,
             "tokens_after": self.tokens_after,
@@ -119,6 +131,10 @@ class FitReport:
             "cannot_fit": self.cannot_fit,
             "request_exceeds_window": self.request_exceeds_window,
         }
+        if self.held_by_pins:
+            data["held_by_pins"] = list(self.held_by_pins)
+            data["pinned_tokens"] = self.pinned_tokens
+        return data
 
 
 # -- the step ----------------------------------------------------------------------------------
@@ -148,8 +164,10 @@ def fit_to_window(
     counter: TokenCounter,
     tokens_before: int | None = None,
     marks: Marks | None = None,
+    pinned: Collection[int] = (),
 ) -> tuple[list[Message], FitReport]:
-    """`messages` cut until they fit `window` tokens (see the module doc); never mutated."""
+    """`messages` cut until they fit `window` tokens (see the module doc); never mutated.
+    `pinned` are the input indexes the user pinned (`origins` says where they are)."""
     total = counter.count_messages(messages) if tokens_before is None else tokens_before
     report = FitReport(window=window, tokens_before=total, tokens_after=total)
     output = list(messages)
@@ -167,6 +185,33 @@ def fit_to_window(
             "cannot fit (nothing else was cut either, since that could not make it fit)"
         )
         return output, report
+    kept = _pinned_positions(output, origins, pinned, protected)
+    kept_tokens = sum(counter.count_message(_own_part(output[i])) for i in kept)
+    # What the pins hold back: the pinned messages Fit would otherwise have cut.
+    cuttable = {
+        piece.position
+        for tier in cut_tiers(output, protected)
+        for piece in tier
+        if piece.position in kept and len(piece.text) > MIN_KEEP_CHARS
+    }
+    report.held_by_pins = [
+        {
+            "input_index": origins[i],
+            "message_index": i,
+            "tokens": counter.count_message(_own_part(output[i])),
+        }
+        for i in sorted(cuttable)
+    ]
+    if essential + kept_tokens > window:
+        parts = _named_parts(output, protected, counter)
+        report.cannot_fit = (
+            f"the system message and the latest user request ({parts}) with the {len(kept):,} "
+            f"pinned message(s) ({kept_tokens:,} tokens) are over the {window:,}-token window "
+            "on their own: pinned messages are never cut, so the result cannot fit (nothing "
+            "else was cut either, since that could not make it fit); unpin some"
+        )
+        return output, report
+    protected |= kept
     tiers = cut_tiers(output, protected)
     cuts: dict[tuple[int, str, str | None, int], FitCut] = {}
     for floor in (MIN_KEEP_CHARS, LAST_ROUND_KEEP_CHARS):
@@ -181,7 +226,7 @@ def fit_to_window(
         # Every cut together still leaves it over: the provider rejects it either way, so the
         # cuts would only lose text (on small windows the summary's constraints and the tail's
         # user turns). As when the request alone is over, nothing is cut.
-        parts = _named_parts(output, protected, counter, total)
+        parts = _named_parts(output, protected - kept, counter, total, kept)
         report.cannot_fit = (
             f"even with everything that may be cut down to its first and last part, the result "
             f"would take {total:,} tokens of the {window:,}-token window ({parts}), so nothing "
@@ -193,14 +238,35 @@ def fit_to_window(
     return output, report
 
 
+def _pinned_positions(
+    messages: Sequence[Message],
+    origins: Sequence[int | None],
+    pinned: Collection[int],
+    protected: set[int],
+) -> set[int]:
+    """The positions of the pinned messages that are not protected anyway."""
+    if not pinned:
+        return set()
+    return {
+        position
+        for position, origin in enumerate(origins)
+        if origin is not None
+        and origin in pinned
+        and position not in protected
+        and position < len(messages)
+    }
+
+
 def _named_parts(
     messages: Sequence[Message],
     protected: set[int],
     counter: TokenCounter,
     total: int | None = None,
+    held: Collection[int] = (),
 ) -> str:
     """What fills the window, by name and size: the system prompt, the latest request, images
-    (never cut), and with `total` what every other message still takes at its floor.
+    (never cut), the pinned messages (`held`), and with `total` what every other message still
+    takes at its floor.
 
     "The result cannot fit" is only useful with its cause: a 15K-token system prompt in a 16K
     window is fixed by the harness, a pasted log in the request by the user, images by neither."""
@@ -218,12 +284,15 @@ def _named_parts(
     if requests:
         in_it = f", {request_images:,} image(s) in it" if request_images else ""
         parts.append(f"latest request {request:,} tokens{in_it}")
+    pins = sum(counter.count_message(_own_part(messages[i])) for i in held)
+    if held:
+        parts.append(f"{len(held):,} pinned message(s) {pins:,} tokens")
     if total is not None:
-        others = [i for i in range(len(messages)) if i not in protected]
+        others = [i for i in range(len(messages)) if i not in protected and i not in held]
         images = sum(image_count(messages[i]) for i in others)
         if images:
             parts.append(f"{images:,} image(s) elsewhere {images * IMAGE_TOKENS:,} tokens")
-        rest = total - system - request - images * IMAGE_TOKENS
+        rest = total - system - request - pins - images * IMAGE_TOKENS
         if others and rest > 0:
             parts.append(
                 f"{len(others):,} other message(s) at their floor, with the per-message "
@@ -324,10 +393,11 @@ def fit_phase(
     counter: TokenCounter,
     tokens_before: int | None = None,
     marks: Marks | None = None,
+    pinned: Collection[int] = (),
 ) -> tuple[PhaseResult, FitReport]:
     """The Fit step as a PhaseResult (named "fit"), and its report."""
     started = time.perf_counter()
-    output, report = fit_to_window(messages, origins, window, counter, tokens_before, marks)
+    output, report = fit_to_window(messages, origins, window, counter, tokens_before, marks, pinned)
     fates: dict[int, str] = {
         cut.input_index: Fate.CUT_TO_FIT for cut in report.cuts if cut.input_index is not None
     }
@@ -354,9 +424,11 @@ def expected_fit_cuts(
     tokens: Sequence[int],
     bounds: Boundaries,
     config: CompactionConfig,
-    middle_tokens: int,
+    middle_tokens: int | Deferred[int],
     counter: TokenCounter,
     marks: Marks | None = None,
+    budget: int | None = None,
+    pinned: Collection[int] = (),
 ) -> list[tuple[int, str]]:
     """(message index, raw text) of the tool outputs and arguments Fit will cut from the head
     and the tail, foreseen before Phase 3 (empty when head + tail + the summary budget fit the
@@ -366,13 +438,16 @@ def expected_fit_cuts(
     Foreseen, those texts go to the summariser with the tail outputs Phase 1 pruned, so the
     summary can keep their errors and identifiers.
     """
-    kept = [*range(bounds.head_end), *([bounds.pinned] if bounds.pinned is not None else [])]
-    kept += range(bounds.tail_start, len(messages))
-    reserve = config.summary_budget(middle_tokens) + SUMMARY_OVERHEAD_TOKENS
-    if sum(tokens[i] for i in kept) + reserve <= config.context_length:
+    kept = [*range(bounds.head_end), *bounds.verbatim, *range(bounds.tail_start, len(messages))]
+    if budget is None:  # `budget`: the summary budget as the caller decided it (tokens/tally.py)
+        budget = config.summary_budget(resolve(middle_tokens))
+    reserve = budget + SUMMARY_OVERHEAD_TOKENS
+    if not at_least(tokens, config.context_length - reserve + 1, kept):
         return []
     window = max(config.context_length - reserve, 1)
-    _, report = fit_to_window([messages[i] for i in kept], kept, window, counter, marks=marks)
+    _, report = fit_to_window(
+        [messages[i] for i in kept], kept, window, counter, marks=marks, pinned=pinned
+    )
     texts: list[tuple[int, str]] = []
     for cut in report.cuts:
         index = cut.input_index

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from compaction.config import CompactionConfig
+from compaction.deferred import Deferred, resolve, stored
 from compaction.messages import Marks, Message
 from compaction.phases.assemble import assemble
 from compaction.phases.boundaries import Boundaries, boundaries_phase, find_head_end
@@ -37,12 +38,14 @@ from compaction.phases.outcome import (
     nothing_to_compress_reason,
     restore_merged,
 )
-from compaction.phases.prune import counts_after, prune
+from compaction.phases.pins import PinnedMessages
+from compaction.phases.prune import counts_after, prune, recounted
 from compaction.phases.summarize import SummaryOutcome, split_merged_summaries, summarize_phase
 from compaction.result import OrphanFix, PhaseResult
 from compaction.summarizers.base import OnToken, Summarizer
 from compaction.summary.recorded import SessionRecord
 from compaction.tokens import TokenCounter
+from compaction.tokens.tally import TokenTally, at_least, later_if, summary_budget
 
 
 @dataclass
@@ -57,7 +60,8 @@ class CompactionState:
 
     # The door's work: the checked input, its per-message tokens and marks, and the settings.
     checked: list[Message]
-    input_tokens: list[int]
+    #: Each input message's tokens: a TokenTally (tokens/tally.py) counts them as decisions need.
+    input_tokens: Sequence[int]
     marks: Marks
     config: CompactionConfig
     counter: TokenCounter
@@ -67,19 +71,24 @@ class CompactionState:
     on_token: OnToken | None = None
     recorded: SessionRecord | None = None
     previous_summary: str | None = None
+    #: The input indexes the config's pins keep, resolved once at the door (phases/pins.py):
+    #: no phase summarises, cuts or drops them.
+    pinned: PinnedMessages = field(default_factory=PinnedMessages)
     # The conversation as it stands.
     messages: list[Message] = field(default_factory=list)
     origins: list[int | None] = field(default_factory=list)
-    tokens: int = 0
+    #: Their total: exact from Assemble on; before it a figure only reports read (deferred).
+    tokens: int | Deferred[int] = 0
     # Prune: the messages with earlier merged summaries split off, and their counts.
     working: list[Message] = field(default_factory=list)
     merged_previous: list[tuple[int, str]] = field(default_factory=list)
     merged_at: set[int] = field(default_factory=set)
     pruned: PhaseResult | None = None
-    pruned_tokens: list[int] = field(default_factory=list)
-    # Boundaries.
+    pruned_tokens: Sequence[int] = field(default_factory=list)
+    # Boundaries: the middle's tokens (a figure, deferred) and the summary budget (decided).
     bounds: Boundaries | None = None
-    middle_tokens: int = 0
+    middle_tokens: int | Deferred[int] = 0
+    summary_budget: int | None = None
     # Summarize.
     summary_result: PhaseResult | None = None
     outcome: SummaryOutcome | None = None
@@ -96,7 +105,13 @@ class CompactionState:
     def tokens_before(self) -> int:
         return sum(self.input_tokens)
 
-    def advance(self, result: PhaseResult, tokens: int | None = None) -> PhaseResult:
+    def input_over(self, tokens: int) -> bool:
+        """The input's total is over `tokens`, decided as exact counts decide it."""
+        return at_least(self.input_tokens, tokens + 1)
+
+    def advance(
+        self, result: PhaseResult, tokens: int | Deferred[int] | None = None
+    ) -> PhaseResult:
         """The conversation after `result`, with its total (counted when not given)."""
         self.messages = result.messages
         self.origins = list(result.origins)
@@ -128,14 +143,13 @@ class Prune:
         head_end = find_head_end(state.checked, state.config.protect_first_n)
         state.working, state.merged_previous = split_merged_summaries(state.checked, head_end)
         state.merged_at = {index for index, _ in state.merged_previous}
-        work_tokens = [
-            state.counter.count_message(state.working[i]) if i in state.merged_at else count
-            for i, count in enumerate(state.input_tokens)
-        ]
-        result = prune(state.working, state.config, state.counter, work_tokens)
+        work_tokens = recounted(state.input_tokens, state.working, state.merged_at, state.counter)
+        result = prune(
+            state.working, state.config, state.counter, work_tokens, pinned=state.pinned.indexes
+        )
         state.pruned = result
         state.pruned_tokens = counts_after(result, work_tokens, state.counter)
-        return state.advance(result, result.tokens_after)
+        return state.advance(result, stored(result, "tokens_after"))
 
 
 class FindBoundaries:
@@ -145,14 +159,19 @@ class FindBoundaries:
 
     def run(self, state: CompactionState) -> PhaseResult:
         result, bounds = boundaries_phase(
-            state.messages, state.pruned_tokens, state.config, state.marks
+            state.messages, state.pruned_tokens, state.config, state.marks, state.pinned.indexes
         )
         result.tokens_before = result.tokens_after = state.tokens
         state.bounds = bounds
-        state.middle_tokens = sum(state.pruned_tokens[i] for i in bounds.middle)
+        middle = bounds.middle
+        state.middle_tokens = later_if(
+            isinstance(state.pruned_tokens, TokenTally),
+            lambda: sum(state.pruned_tokens[i] for i in middle),
+        )
+        state.summary_budget = summary_budget(state.config, state.pruned_tokens, middle)
         if bounds.middle_is_empty:
             pruned = state.pruned
-            over_window = state.tokens_before > state.config.context_length
+            over_window = state.input_over(state.config.context_length)
             if not (pruned is not None and pruned.fates) and not over_window:
                 # Nothing to summarise and nothing pruned: the compaction ends as skipped, but
                 # Cleanup still repairs the input (unpruned) so the output is always sendable.
@@ -180,6 +199,8 @@ class Summarize:
             state.middle_tokens,
             state.counter,
             state.marks,
+            budget=state.summary_budget,
+            pinned=state.pinned.indexes,
         )
         result, outcome, taken_out = summarize_phase(
             state.messages,
@@ -194,11 +215,13 @@ class Summarize:
             on_token=state.on_token,
             fallback_summarizer=state.fallback_summarizer,
             pinned=bounds.pinned,
+            kept=bounds.kept,
             merged_previous=state.merged_previous,
             counter=state.counter,
             fit_outputs=fit_outputs,
             recorded=state.recorded,
             marks=state.marks,
+            budget=state.summary_budget,
         )
         # Phase 3 writes the summary; the conversation changes in Phase 4.
         result.tokens_before = result.tokens_after = state.tokens
@@ -224,6 +247,7 @@ class Assemble:
             is_marker=outcome.summary is None,
             excluded={i for i in state.taken_out if i >= bounds.tail_start},
             pinned=bounds.pinned,
+            kept=bounds.kept,
             orphan_strategy=state.config.orphan_strategy,
         )
         result.tokens_before = state.tokens
@@ -254,7 +278,7 @@ class Cleanup:
         )
         result.tokens_before = state.tokens
         tokens_after = state.counter.count_messages(result.messages)
-        if tokens_after >= state.tokens_before:
+        if not state.input_over(tokens_after):
             # Compaction must never grow the context. On a short conversation the summary's
             # fixed cost (13 headings, the reference-only framing) can outweigh the whole
             # middle; then the pruned conversation is the result, and Phase 3 shows the summary
@@ -271,7 +295,7 @@ class Cleanup:
         result, state.fixes = cleanup(
             kept, pruned.origins, state.config.orphan_strategy, state.checked
         )
-        result.tokens_before = pruned.tokens_after
+        result.tokens_before = stored(pruned, "tokens_after")
         result.details["note"] = note
         return state.advance(result)
 
@@ -284,7 +308,7 @@ class Cleanup:
         note = SUMMARY_NOT_WORTH_IT.format(
             before=state.tokens_before,
             after=summarised_tokens,
-            middle=state.middle_tokens,
+            middle=resolve(state.middle_tokens),
             pruned=result.tokens_after,
         )
         summary.fates = {}
@@ -305,8 +329,9 @@ class Fit:
             state.origins,
             state.config.context_length,
             state.counter,
-            tokens_before=state.tokens,
+            tokens_before=resolve(state.tokens),
             marks=state.marks,
+            pinned=state.pinned.indexes,
         )
         return state.advance(result, result.tokens_after)
 

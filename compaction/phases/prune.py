@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from compaction.cache import remembered
@@ -31,6 +31,7 @@ from compaction.text.one_liners import (
     summarize_tool_output,
 )
 from compaction.tokens import TokenCounter
+from compaction.tokens.tally import TokenTally, later_if, total_of
 
 TRUNCATION_SUFFIX = "...[truncated]"
 
@@ -118,8 +119,11 @@ def prune(
     config: CompactionConfig,
     counter: TokenCounter,
     tokens: Sequence[int] | None = None,
+    *,
+    pinned: Collection[int] = (),
 ) -> PhaseResult:
-    """Run Phase 1 on `messages` (never mutated); `tokens` are their counts when known."""
+    """Run Phase 1 on `messages` (never mutated); `tokens` are their counts when known;
+    `pinned` are the indexes the user pinned, left as they are."""
     started = time.perf_counter()
     if tokens is None:
         tokens = [counter.count_message(message) for message in messages]
@@ -147,7 +151,7 @@ def prune(
         if content not in newest:
             newest[content] = (index, message.get("tool_call_id"))
             continue
-        if index < head_end:
+        if index < head_end or index in pinned:
             continue  # the protected head is never modified, not even by a lossless dedupe
         kept_index, kept_call = newest[content]
         output[index] = {**message, "content": DUPLICATE_MARKER}
@@ -166,6 +170,8 @@ def prune(
     calls = _call_index(messages)
     # 2. One-line summaries and 3. argument shrinking, outside the head and the protected tail.
     for index in range(head_end, tail_start):
+        if index in pinned:
+            continue  # kept verbatim: the user pinned it
         message = output[index]
         role = message.get("role")
         content = message.get("content")
@@ -184,14 +190,20 @@ def prune(
                 output[index] = {**message, "tool_calls": new_calls}
                 fates[index] = Fate.ARGUMENTS_SHORTENED
 
-    tokens_after = sum(
-        counter.count_message(output[i]) if i in fates else tokens[i] for i in range(len(output))
+    # Figures to report; with a tally (tokens/tally.py) counted when first read.
+    counts = tokens
+    tokens_after = later_if(
+        isinstance(tokens, TokenTally),
+        lambda: sum(
+            counter.count_message(output[i]) if i in fates else counts[i]
+            for i in range(len(output))
+        ),
     )
     return PhaseResult(
         name="prune",
         messages=output,
         origins=list(range(len(messages))),
-        tokens_before=sum(tokens),
+        tokens_before=total_of(tokens),
         tokens_after=tokens_after,
         fates=fates,
         details={
@@ -233,9 +245,30 @@ def _shrink_calls(
     return new_calls, changed
 
 
-def counts_after(result: PhaseResult, tokens: Sequence[int], counter: TokenCounter) -> list[int]:
-    """Per-message tokens after Phase 1, recounting only the messages it changed."""
+def counts_after(
+    result: PhaseResult, tokens: Sequence[int], counter: TokenCounter
+) -> Sequence[int]:
+    """Per-message tokens after Phase 1, recounting only the messages it changed (a tally's:
+    when they are asked for)."""
+    if isinstance(tokens, TokenTally):
+        return tokens.over(result.messages, result.fates)
     return [
         counter.count_message(message) if index in result.fates else tokens[index]
         for index, message in enumerate(result.messages)
+    ]
+
+
+def recounted(
+    tokens: Sequence[int],
+    messages: Sequence[Message],
+    changed: Collection[int],
+    counter: TokenCounter,
+) -> Sequence[int]:
+    """`tokens` of `messages`, where the messages at `changed` are not the ones counted (an
+    earlier summary split off them): theirs counted again."""
+    if isinstance(tokens, TokenTally):
+        return tokens.over(messages, changed) if changed else tokens
+    return [
+        counter.count_message(messages[i]) if i in changed else count
+        for i, count in enumerate(tokens)
     ]

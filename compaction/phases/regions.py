@@ -7,12 +7,13 @@ anything is run. It is cheap (token counts are cached), so it can follow every s
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from compaction.config import CompactionConfig
 from compaction.input.checks import validate_messages
 from compaction.messages import Marks, Message, split_marks
-from compaction.phases.boundaries import Boundaries, find_boundaries, find_head_end
+from compaction.phases.boundaries import Boundaries, find_boundaries, find_head_end, keep_pinned
+from compaction.phases.pins import PinnedMessages, resolve_pins
 from compaction.phases.prune import counts_after, prune
 from compaction.phases.summarize import split_merged_summaries
 from compaction.tokens import TokenCounter, make_counter
@@ -26,6 +27,8 @@ class RegionPlan:
     pruned_tokens: list[int]  # per message, after Phase 1
     boundaries: Boundaries
     config: CompactionConfig
+    #: What the config's pins keep (input indexes and why).
+    pinned: PinnedMessages = field(default_factory=PinnedMessages)
 
     @property
     def total_tokens(self) -> int:
@@ -46,7 +49,8 @@ class RegionPlan:
         return {
             "head": b.head_end,
             "middle": middle,
-            "tail": len(self.messages) - b.head_end - middle,  # the pinned request included
+            # The pinned request and the user's pinned middle messages included.
+            "tail": len(self.messages) - b.head_end - middle,
         }
 
 
@@ -72,7 +76,10 @@ def plan_regions(
         counter.count_message(working[i]) if i in merged_at else count
         for i, count in enumerate(tokens)
     ]
-    pruned = prune(working, config, counter, work_tokens)
+    pinned = resolve_pins(checked, config.pins, marks)
+    pruned = prune(working, config, counter, work_tokens, pinned=pinned.indexes)
     pruned_tokens = counts_after(pruned, work_tokens, counter)
-    bounds = find_boundaries(pruned.messages, pruned_tokens, config, marks)
-    return RegionPlan(checked, repairs, tokens, pruned_tokens, bounds, config)
+    bounds = keep_pinned(
+        find_boundaries(pruned.messages, pruned_tokens, config, marks), pinned.indexes
+    )
+    return RegionPlan(checked, repairs, tokens, list(pruned_tokens), bounds, config, pinned)

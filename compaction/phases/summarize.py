@@ -8,11 +8,12 @@ way and the result says plainly which fallback was used and why.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from compaction.config import CompactionConfig
+from compaction.deferred import Deferred, later_details, resolve
 from compaction.errors import SummarizationError
 from compaction.messages import (
     SLASH_COMMAND,
@@ -225,7 +226,7 @@ def summarize_phase(
     raw_messages: Sequence[Message],
     head_end: int,
     tail_start: int,
-    middle_tokens: int,
+    middle_tokens: int | Deferred[int],
     config: CompactionConfig,
     summarizer: Summarizer,
     previous_summary: str | None = None,
@@ -234,13 +235,16 @@ def summarize_phase(
     fallback_summarizer: Summarizer | None = None,
     *,
     pinned: int | None = None,
+    kept: Collection[int] = (),
     merged_previous: Sequence[tuple[int, str]] = (),
     counter: TokenCounter | None = None,
     fit_outputs: Sequence[tuple[int, str]] = (),
     recorded: SessionRecord | None = None,
     marks: Marks | None = None,
+    budget: int | None = None,
 ) -> tuple[PhaseResult, SummaryOutcome, set[int]]:
-    """Summarise messages[head_end:tail_start] but the pinned request. Returns the phase, the
+    """Summarise messages[head_end:tail_start] but the pinned request and the middle messages
+    the user pinned (`kept`: both stay verbatim after the summary). Returns the phase, the
     outcome and the indices of earlier summary messages taken out of the conversation.
 
     `merged_previous` are the summaries split off merged messages (split_merged_summaries); the
@@ -260,12 +264,12 @@ def summarize_phase(
     found = sorted([*previous, *merged_previous])
     if found:
         previous_summary = found[-1][1]
-    skipped = taken_out | ({pinned} if pinned is not None else set())
+    skipped = taken_out | ({pinned} if pinned is not None else set()) | set(kept)
     middle_indices = [i for i in range(head_end, tail_start) if i not in skipped]
     middle = [messages[i] for i in middle_indices]
     raw_middle = [raw_messages[i] for i in middle_indices]
-    serialized = serialize_turns(middle, middle_indices)
-    budget = config.summary_budget(middle_tokens)
+    if budget is None:  # `budget`: the summary budget as the caller decided it (tokens/tally.py)
+        budget = config.summary_budget(resolve(middle_tokens))
     latest_index = last_user_index(messages, marks=marks)
     latest_user = request_text(messages[latest_index]) if latest_index is not None else None
     first_index = _first_request_index(messages, marks)
@@ -274,18 +278,20 @@ def summarize_phase(
         *_pruned_tail_outputs(messages, raw_messages, tail_start),
         *fit_outputs,
     ]
+    # The turns as a model reads them and the prompt: made when read (a model's summariser, the
+    # Phase 3 view), never for a summariser that reads the messages themselves.
+    serialized = Deferred(lambda: serialize_turns(middle, middle_indices))
+    latest = (
+        (latest_index, latest_user)
+        if latest_index is not None and latest_user and latest_index not in middle_indices
+        else None
+    )
     request = SummaryRequest(
         turns=middle,
         serialized=serialized,
         budget_tokens=budget,
-        prompt=build_prompt(
-            serialized,
-            budget,
-            previous_summary,
-            focus,
-            (latest_index, latest_user)
-            if latest_index is not None and latest_user and latest_index not in middle_indices
-            else None,
+        prompt=Deferred(
+            lambda: build_prompt(serialized.value, budget, previous_summary, focus, latest)
         ),
         previous_summary=previous_summary,
         focus=focus or None,
@@ -322,6 +328,7 @@ def summarize_phase(
         i: Fate.FOLDED_INTO_SUMMARY for i in range(head_end, tail_start) if i not in skipped
     }
     fates.update({i: Fate.PREVIOUS_SUMMARY_REPLACED for i in taken_out})
+    sent_prompt = getattr(summarizer, "last_prompt", None)  # what it sent, as it is now
     details: dict[str, Any] = {
         "summarizer": getattr(summarizer, "name", type(summarizer).__name__),
         "iterative": previous_summary is not None,
@@ -329,13 +336,14 @@ def summarize_phase(
         "previous_summary_indices": sorted(taken_out),
         "merged_summary_indices": [index for index, _ in merged_previous],
         "pinned_index": pinned,
+        **({"kept_pinned": sorted(kept)} if kept else {}),
         "focus": focus or None,
         "budget_tokens": budget,
-        "middle_tokens": middle_tokens,
+        "middle_tokens": None,  # below, with the prompt: made when read
         "turns": len(middle),
         "pruned_tail_outputs": len(request.pruned_tail_outputs),
         # What was sent: a summariser that calls a model keeps the redacted prompt it sent.
-        "prompt": _sent_prompt(summarizer, request.prompt),
+        "prompt": None,
         "latest_user_request": latest_user,
         "latest_user_index": latest_index,
         "latest_user_command": _command_of(
@@ -357,7 +365,13 @@ def summarize_phase(
         tokens_before=0,
         tokens_after=0,
         fates=fates,
-        details=details,
+        details=later_details(
+            details,
+            {
+                "middle_tokens": lambda: resolve(middle_tokens),
+                "prompt": lambda: sent_prompt if isinstance(sent_prompt, str) else request.prompt,
+            },
+        ),
         duration_s=time.perf_counter() - started,
     )
     return result, outcome, taken_out
@@ -424,11 +438,6 @@ def _provenance_details(summary: Summary | None) -> dict[str, Any] | None:
         "cited": sum(1 for item in items if item.sources),
         "flagged": sum(1 for item in items if item.flags),
     }
-
-
-def _sent_prompt(summarizer: Summarizer, prompt: str) -> str:
-    sent = getattr(summarizer, "last_prompt", None)
-    return sent if isinstance(sent, str) else prompt
 
 
 def _run_summarizer(

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from compaction.deferred import LazyField, resolve_fields
 from compaction.messages import Message
 from compaction.summary import static_marker
 from compaction.summary.items import SummaryItem
@@ -32,9 +33,12 @@ class SummaryRequest:
     """
 
     turns: list[Message]
-    serialized: str
-    budget_tokens: int
-    prompt: str
+    # `serialized` and `prompt` may be given as Deferreds (compaction/deferred.py): made when a
+    # summariser reads them (a model's does; the extractive one never does). budget_tokens is a
+    # LazyField only so that the required fields stay in their places.
+    serialized: LazyField[str] = LazyField()
+    budget_tokens: LazyField[int] = LazyField()
+    prompt: LazyField[str] = LazyField()
     previous_summary: str | None = None
     focus: str | None = None
     latest_user_request: str | None = None
@@ -64,6 +68,10 @@ class SummaryRequest:
     first_user_words: str | None = None
     #: What the session file recorded beside the messages (the working directory).
     recorded: SessionRecord | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        resolve_fields(self)
+        return self.__dict__
 
     def conversation_index(self, turn: int) -> int | None:
         """The conversation index of a turn index (a tail output counts on after the turns;

@@ -35,6 +35,10 @@ from compaction.ui.palette import (
 )
 
 PREVIEW_CHARS = 80
+#: A per-message chart's legend: entries per row, and the width a label may take (the longest
+#: fate label, "summary merged into it", is about 150 px).
+LEGEND_COLUMNS = 3
+LEGEND_LABEL_PX = 200
 #: The name of the per-message chart's click selection (its state names the clicked bar).
 PICK = "pick"
 
@@ -179,7 +183,13 @@ def message_chart(
     seen = list(dict.fromkeys(labels))
     pick = alt.selection_point(name=PICK, fields=["start"], on="click", toggle=False)
     base = alt.Chart(alt.InlineData(values=rows)).encode(
-        x=alt.X("start:Q", title="message", scale=alt.Scale(nice=False, zero=True)),
+        # Whole message numbers only: a 4-message chart had ticks 0.0, 0.2 … 4.0.
+        x=alt.X(
+            "start:Q",
+            title="message",
+            scale=alt.Scale(nice=False, zero=True),
+            axis=alt.Axis(tickMinStep=1, format="d"),
+        ),
         x2="end:Q",
     )
     bars = base.mark_bar(stroke=None).encode(
@@ -191,8 +201,13 @@ def message_chart(
                 domain=[names.get(label, label) for label in seen],
                 range=[_label_color(label, colors_by) for label in seen],
             ),
+            # Entries in rows of at most LEGEND_COLUMNS: in one row, six fates ran past the
+            # chart's right edge ("got a stul").
             legend=alt.Legend(
-                orient="bottom", title=REGION_TITLE if colors_by == "region" else FATE_TITLE
+                orient="bottom",
+                title=REGION_TITLE if colors_by == "region" else FATE_TITLE,
+                columns=min(len(seen), LEGEND_COLUMNS),
+                labelLimit=LEGEND_LABEL_PX,
             ),
         ),
         opacity=alt.condition(pick, alt.value(1.0), alt.value(0.45)),

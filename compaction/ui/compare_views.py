@@ -74,6 +74,13 @@ def _shown(value: Any) -> str:
     return "—" if value is None or value == "" else str(value)
 
 
+def _delta(value: int, against: int | None) -> str | None:
+    """B's difference from A, or no chip at all when there is none (a grey "0" read as data)."""
+    if against is None or value == against:
+        return None
+    return f"{value - against:,}"
+
+
 def figures(a: RunRow, b: RunRow) -> None:
     """Tokens and savings of A and B, B's deltas against A."""
     left, right = st.columns(2)
@@ -83,12 +90,12 @@ def figures(a: RunRow, b: RunRow) -> None:
         cells[0].metric(
             "Tokens before",
             f"{run.tokens_before:,}",
-            delta=None if other is None else f"{run.tokens_before - other.tokens_before:,}",
+            delta=_delta(run.tokens_before, other.tokens_before if other else None),
         )
         cells[1].metric(
             "Tokens after",
             f"{run.tokens_after:,}",
-            delta=None if other is None else f"{run.tokens_after - other.tokens_after:,}",
+            delta=_delta(run.tokens_after, other.tokens_after if other else None),
             delta_color="inverse",
         )
         cells[2].metric(

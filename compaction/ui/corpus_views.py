@@ -81,8 +81,13 @@ def latest_scan() -> tuple[Any, list[FileScan]] | None:
 
 
 def session_rows(files: Sequence[FileScan]) -> list[dict[str, Any]]:
-    """One row per conversation, and one per file that yielded none (with its error)."""
+    """One row per conversation, and one per file that yielded none (with its error).
+
+    Files in error come first: they are what a person scanning a corpus must act on, and a
+    grid shows only its first screenful of rows until it is scrolled.
+    """
     rows: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
     for scanned in files:
         base = {
             "path": scanned.path,
@@ -93,7 +98,8 @@ def session_rows(files: Sequence[FileScan]) -> list[dict[str, Any]]:
             "error": scanned.error,
         }
         if not scanned.sessions:
-            rows.append({**base, "agent": scanned.agent or "", "conversation": None})
+            row = {**base, "agent": scanned.agent or "", "conversation": None}
+            (failed if scanned.error else rows).append(row)
         for session in scanned.sessions:
             first = session.compactions[0] if session.compactions else None
             rows.append(
@@ -111,7 +117,12 @@ def session_rows(files: Sequence[FileScan]) -> list[dict[str, Any]]:
                     "forgotten": first.forgotten if first else None,
                 }
             )
-    return rows
+    return failed + rows
+
+
+def failed_files(files: Sequence[FileScan]) -> list[FileScan]:
+    """The files whose scan ended in an error, in scan order."""
+    return [scanned for scanned in files if scanned.error and not scanned.sessions]
 
 
 def compaction_rows(files: Sequence[FileScan]) -> list[dict[str, Any]]:

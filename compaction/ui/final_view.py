@@ -1,6 +1,8 @@
 """Inspect's result of a run: the LLM call with its streaming summary, then before → after —
-the totals, the fate of every original message (or the composition, or the side-by-side
-transcript), whether each provider would accept the output, the downloads and the history save.
+the totals, (as the Result view, where Run all lands) the 13 section cards, the orphan fixes and
+what the pins kept, the fate of every original message (or the composition, or the side-by-side
+transcript), whether each provider would accept the input and the output (with every problem),
+the downloads and the history save.
 """
 
 from __future__ import annotations
@@ -25,9 +27,11 @@ from compaction.ui.overview_view import (
 )
 from compaction.ui.palette import FATE_LABELS
 from compaction.ui.params import Settings
+from compaction.ui.result_view import render_outcome
 from compaction.ui.side_by_side import render_side_by_side
 from compaction.ui.state import Loaded
 from compaction.ui.untrusted import md_escape
+from compaction.ui.words import plural
 
 
 def run_llm_now(loaded: Loaded, settings: Settings) -> CompactionResult | None:
@@ -54,12 +58,14 @@ def run_llm_now(loaded: Loaded, settings: Settings) -> CompactionResult | None:
     return result
 
 
-def _verdict(problems: Sequence[Problem]) -> str:
-    bad = errors(problems)
+def verdict(problems: Sequence[Problem]) -> str:
+    """ "✅ valid", "✅ valid, 1 warning", "❌ 2 errors, 3 warnings": what a provider would say."""
+    bad = len(errors(problems))
+    warned = len(problems) - bad
+    also = f", {plural(warned, 'warning')}" if warned else ""
     if not bad:
-        warnings = len(problems)
-        return "✅ valid" + (f" ({warnings} warning(s))" if warnings else "")
-    return f"❌ {len(bad)} error(s)"
+        return f"✅ valid{also}"
+    return f"❌ {plural(bad, 'error')}{also}"
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -67,18 +73,28 @@ def _problems(key: str, provider: str, _messages: list[Message]) -> list[Problem
     return validate(_messages, provider)
 
 
-def render_final(loaded: Loaded, result: CompactionResult, settings: Settings, key: str) -> None:
-    """Before/after: totals, the fate of every original message, validity, downloads, history."""
+def render_final(
+    loaded: Loaded,
+    result: CompactionResult,
+    settings: Settings,
+    key: str,
+    whole: bool = False,
+) -> None:
+    """Before/after: totals, the fate of every original message, validity, downloads, history;
+    `whole` (the Result view) adds the summary's 13 sections, the orphan fixes and the pins."""
     st.subheader("Before → after")
-    columns = st.columns(3)
+    columns = st.columns(4)
     columns[0].metric("Tokens before", f"{result.tokens_before:,}")
     columns[1].metric("Tokens after", f"{result.tokens_after:,}")
     columns[2].metric("Savings", f"{result.savings_pct:.1f}%")
+    columns[3].metric("Messages", f"{len(loaded.messages):,} → {len(result.messages):,}")
     if result.fallback_used:
         st.warning(
             f"Fallback used: **{md_escape(result.fallback_used)}** — the summariser failed "
             f"({md_escape(result.fallback_reason)}); see Phase 3."
         )
+    if whole:
+        render_outcome(result, loaded.messages)
     regions = compute.regions(loaded, settings)
     # As in the overview, only the chosen view is drawn: the side-by-side rows are many elements.
     view = view_picker(FINAL_TABS, FINAL_TABS_KEY)
@@ -144,24 +160,39 @@ def _final_composition(
     composition_view([("Before compaction", before), ("After compaction", after)], "composition")
 
 
+MAX_PROBLEMS_LISTED = 40
+
+
 def _validity(loaded: Loaded, result: CompactionResult, key: str) -> None:
     st.markdown("**Would the provider accept it?**")
     rows: dict[str, list[str]] = {"provider": [], "input": [], "output": []}
-    listed: list[str] = []
+    listed: dict[str, list[str]] = {"input": [], "output": []}
     for provider in ("openai", "anthropic"):
         before = _problems(f"in|{loaded.content_hash}", provider, loaded.messages)
         after = _problems(f"out|{key}", provider, result.messages)
         rows["provider"].append(provider)
-        rows["input"].append(_verdict(before))
-        rows["output"].append(_verdict(after))
-        # Errors first, then the warnings the verdict counts ("valid (12 warnings)").
-        warned = [problem for problem in after if problem.severity != "error"]
-        ordered = [*errors(after), *warned]
-        listed += [f"{provider} output: {problem}" for problem in ordered[:40]]
+        rows["input"].append(verdict(before))
+        rows["output"].append(verdict(after))
+        for side, problems in (("input", before), ("output", after)):
+            listed[side] += _problem_lines(provider, problems)
     st.dataframe(rows, hide_index=True, key="validity")
-    if listed:
-        with st.expander(f"Errors and warnings in the output ({len(listed)})"):
-            st.text("\n".join(listed))
+    # Every verdict the table gives can be read: the input's errors too (a "❌ 1 error" with
+    # nothing to open said nothing about which).
+    for side in ("input", "output"):
+        lines = listed[side]
+        if lines:
+            with st.expander(f"Errors and warnings in the {side} ({len(lines):,})"):
+                st.text("\n".join(lines))
+
+
+def _problem_lines(provider: str, problems: Sequence[Problem]) -> list[str]:
+    """Errors first, then the warnings the verdict counts; at most MAX_PROBLEMS_LISTED."""
+    bad = errors(problems)
+    ordered = [*bad, *(problem for problem in problems if problem.severity != "error")]
+    lines = [f"{provider}: {problem}" for problem in ordered[:MAX_PROBLEMS_LISTED]]
+    if len(ordered) > MAX_PROBLEMS_LISTED:
+        lines.append(f"{provider}: … and {len(ordered) - MAX_PROBLEMS_LISTED:,} more")
+    return lines
 
 
 def file_stem(loaded: Loaded) -> str:

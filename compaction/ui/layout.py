@@ -60,3 +60,14 @@ def flowing_cards(key: str, card_prefix: str) -> DeltaGenerator:
     section stood 360 px tall beside a full one). One column when the page is narrow."""
     st.html(_FLOW_CSS.format(key=key, card=card_prefix, min_px=CARD_MIN_PX, max_px=CARD_MAX_PX))
     return st.container(key=key)
+
+
+#: A dataframe row and its header, in pixels (Streamlit's default row height).
+ROW_PX = 35
+HEADER_PX = 38
+
+
+def fitted_height(rows: int, most: int) -> int:
+    """A table's height: its rows when they fit under `most` pixels, else `most` (it scrolls).
+    A fixed height drew a one-match search as one row and a dozen blank ones."""
+    return min(most, HEADER_PX + ROW_PX * max(rows, 1) + 2)

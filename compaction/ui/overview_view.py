@@ -33,8 +33,9 @@ from compaction.ui.find_filter import (
     search_texts,
     subset,
 )
-from compaction.ui.layout import beside_or_below
+from compaction.ui.layout import beside_or_below, fitted_height
 from compaction.ui.message_views import (
+    SELECTED_KEY,
     call_index,
     message_frame,
     message_table,
@@ -211,7 +212,12 @@ def _messages_view(
             shown = filter_messages(flt, roles, search, tools, regions.labels, fates)
             st.caption(f"{len(shown):,} of {len(loaded.messages):,} messages match.")
             table = subset(table, shown)
-        message_table(table, key="message_table", height=PANE_PX)
+            if shown and st.session_state.get(SELECTED_KEY) not in shown:
+                # The open message follows the filter: a pane still showing #0 beside a table
+                # holding only #442 read as #442's text.
+                st.session_state[SELECTED_KEY] = shown[0]
+        rows = len(next(iter(table.values()), []))
+        message_table(table, key="message_table", height=fitted_height(rows, PANE_PX))
     # The open message scrolls in a pane as tall as the table: a long tool output would
     # otherwise stretch the page thousands of pixels beside a table of a few rows.
     with right:

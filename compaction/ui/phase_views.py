@@ -10,12 +10,14 @@ Everything is read from the PhaseResult's details: no phase logic is repeated he
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import streamlit as st
 
 from compaction.messages import Message
 from compaction.result import CompactionResult, PhaseResult
 from compaction.ui.charts import preview
+from compaction.ui.layout import fitted_height
 from compaction.ui.palette import REGION_EMOJI
 from compaction.ui.phase_diff import change_rows, phase_changes, text_diff
 from compaction.ui.summary_view import summarize_view
@@ -50,7 +52,9 @@ def render_phase(result: CompactionResult, name: str, original: Sequence[Message
     saved = phase.tokens_before - phase.tokens_after
     columns = st.columns(3)
     columns[0].metric("Tokens before", f"{phase.tokens_before:,}")
-    columns[1].metric("Tokens after", f"{phase.tokens_after:,}", delta=f"{-saved:,}")
+    # No delta chip when the phase changed nothing: a grey "0" under the number read as a value.
+    delta = f"{-saved:,}" if saved else None
+    columns[1].metric("Tokens after", f"{phase.tokens_after:,}", delta=delta)
     columns[2].metric("Phase time", f"{phase.duration_s * 1000:.1f} ms")
     views = {
         "prune": _prune_view,
@@ -73,7 +77,12 @@ def _diff_view(
     if not changes:
         st.caption("This phase changed no message.")
         return
-    st.dataframe(change_rows(changes), hide_index=True, height=220, key=f"changes_{phase.name}")
+    st.dataframe(
+        change_rows(changes),
+        hide_index=True,
+        height=fitted_height(len(changes), 220),  # one change is one row, not six blank ones
+        key=f"changes_{phase.name}",
+    )
     textual = [c for c in changes if c.kind in ("changed", "inserted", "taken out")]
     if not textual:
         return
@@ -246,22 +255,32 @@ def _cleanup_view(
         )
     if result.suggestion:
         st.error(md_escape(result.suggestion))
-    if d["fixes"]:
-        st.markdown(f"**Orphan fixes** (strategy: {md_escape(d['orphan_strategy'])})")
-        st.dataframe(
-            {
-                "fix": [FIX_LABELS.get(fix["kind"], fix["kind"]) for fix in d["fixes"]],
-                "call id": [fix["tool_call_id"] for fix in d["fixes"]],
-                "tool": [fix["tool_name"] or "—" for fix in d["fixes"]],
-                "input #": [_index(fix["message_index"]) for fix in d["fixes"]],
-                "output #": [_index(fix["output_index"]) for fix in d["fixes"]],
-                "reason": [fix["reason"] for fix in d["fixes"]],
-            },
-            hide_index=True,
-            key="orphan_fixes",
-        )
-    else:
+    render_orphan_fixes(d)
+
+
+def render_orphan_fixes(details: dict[str, Any]) -> None:
+    """Phase 5's repairs (its `details`): every tool call left without its result, or result
+    without its call, and what was done about it."""
+    fixes = details.get("fixes") or []
+    if not fixes:
+        st.markdown("**Orphan fixes** — none")
         st.caption("No orphan fixes: every tool call kept its result.")
+        return
+    strategy = md_escape(details.get("orphan_strategy", ""))
+    st.markdown(f"**Orphan fixes** — {len(fixes):,} (strategy: {strategy})")
+    st.dataframe(
+        {
+            "fix": [FIX_LABELS.get(fix["kind"], fix["kind"]) for fix in fixes],
+            "call id": [fix["tool_call_id"] for fix in fixes],
+            "tool": [fix["tool_name"] or "—" for fix in fixes],
+            "input #": [_index(fix["message_index"]) for fix in fixes],
+            "output #": [_index(fix["output_index"]) for fix in fixes],
+            "reason": [fix["reason"] for fix in fixes],
+        },
+        hide_index=True,
+        height=fitted_height(len(fixes), 320),
+        key="orphan_fixes",
+    )
 
 
 _CUT_KINDS = {"tool_output": "tool output", "arguments": "tool-call arguments", "text": "text"}

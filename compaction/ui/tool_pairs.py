@@ -18,6 +18,7 @@ import streamlit as st
 from compaction.messages import Message, call_arguments, call_name, content_text, tool_calls
 from compaction.text.one_liners import exit_code as text_exit_code
 from compaction.text.tool_output import parse_tool_output
+from compaction.ui.layout import fitted_height
 from compaction.ui.text_views import render_tool_output
 from compaction.ui.untrusted import md_code, md_escape
 
@@ -193,7 +194,7 @@ def render_tool_pairs(pairs: Sequence[ToolPair], messages: Sequence[Message], ke
         pair_rows(pairs),
         key=table_key,
         hide_index=True,
-        height=260,
+        height=fitted_height(len(pairs), 260),
         on_select=lambda: _select(table_key, PAIR_KEY),
         selection_mode="single-row",
         column_config={"arguments": st.column_config.TextColumn(width="large")},

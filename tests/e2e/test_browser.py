@@ -350,7 +350,8 @@ def test_sweep_page_runs_a_two_by_two_sweep(page: Page, app_server: AppServer) -
         timeout=RENDER_TIMEOUT_MS
     )
     wait_idle(page, RENDER_TIMEOUT_MS)
-    expect(page.locator("[data-testid='stPlotlyChart']")).to_have_count(3)  # 2 heatmaps, frontier
+    # 2 heatmaps, the savings/recall frontier, recall against dollars (issue 36)
+    expect(page.locator("[data-testid='stPlotlyChart']")).to_have_count(4)
     _no_exception(page)
     screenshot(page, "sweep")
     docs_screenshot(page, "docs-sweep", page.locator("h1").filter(has_text="Sweep"))

@@ -131,7 +131,13 @@ def test_should_compress_counts_an_edited_message_again() -> None:
     assert compactor.should_compress(conversation)
     conversation.append({"role": "assistant", "content": "y" * 10})
     assert compactor.should_compress(conversation)
-    assert sum(compactor._counts) == compactor.count_tokens(conversation)
+    tally = compactor._checked_and_counted(conversation)[2]
+    assert sum(tally) == compactor.count_tokens(conversation)
+    # What it remembers counted is each message's count (the rest is counted when needed).
+    assert all(
+        count is None or count == compactor.counter.count_message(message)
+        for count, message in zip(compactor._counts, conversation, strict=True)
+    )
 
 
 def test_agent_loop_decisions_match_a_fresh_compactor_each_step() -> None:
@@ -260,16 +266,17 @@ def test_the_process_wide_counts_are_each_messages_tokens_and_follow_edits() -> 
     counter = RoughCounter()
     conversation = repairing_conversation()
     checked, _, counts = check_and_count_once(conversation, counter, CACHE)
-    assert counts == [counter.count_message(message) for message in checked]
-    assert check_and_count_once(list(conversation), counter, CACHE)[2] == counts  # reused
+    assert list(counts) == [counter.count_message(message) for message in checked]
+    assert check_and_count_once(list(conversation), counter, CACHE)[2] is counts  # reused
     conversation[0]["content"] = "You are a coding agent. " * 50  # an edit in place
     checked, _, counts = check_and_count_once(conversation, counter, CACHE)
-    assert counts == [counter.count_message(message) for message in checked]
+    assert list(counts) == [counter.count_message(message) for message in checked]
     longer = [*conversation, {"role": "user", "content": "and one more thing " * 30}]
     checked, _, counts = check_and_count_once(longer, counter, CACHE)
-    assert counts == [counter.count_message(message) for message in checked]
+    assert list(counts) == [counter.count_message(message) for message in checked]
     other = RoughCounter()  # another counter never gets the first one's counts
-    assert check_and_count_once(longer, other, CACHE)[2] == counts
+    theirs = check_and_count_once(longer, other, CACHE)[2]
+    assert theirs is not counts and list(theirs) == list(counts)
 
 
 # -- a property: whatever happens to the messages between calls, the answer is a fresh one ------
@@ -310,7 +317,7 @@ def test_the_process_wide_check_and_counts_always_equal_a_fresh_check(
             conversation[at] = {**conversation[at], "content": f"replaced {position}"}
         checked, repairs, counts = check_and_count_once(conversation, counter, CACHE)
         assert (checked, repairs) == validate_messages(conversation)
-        assert counts == [counter.count_message(message) for message in checked]
+        assert list(counts) == [counter.count_message(message) for message in checked]
 
 
 # -- after a compaction the agent goes on from the result: checked once, not again --------------
@@ -327,7 +334,7 @@ def test_the_next_call_after_a_compaction_checks_only_what_was_appended() -> Non
     checked, repairs, reused = compactor._conversation.check(context)
     assert reused == len(result.messages)  # the compacted context was adopted, not re-checked
     assert (checked, repairs) == validate_messages(context)
-    assert compactor._checked_and_counted(context)[2] == [
+    assert list(compactor._checked_and_counted(context)[2]) == [
         compactor.counter.count_message(message) for message in checked
     ]
     # An adopted message edited in place is checked and counted again.
@@ -335,7 +342,10 @@ def test_the_next_call_after_a_compaction_checks_only_what_was_appended() -> Non
     assert compactor.should_compress(context) == (
         compactor.count_tokens(validate_messages(context)[0]) >= compactor.config.threshold_tokens
     )
-    assert sum(compactor._counts) == compactor.count_tokens(context)
+    assert all(  # what it remembers counted is each message's count, the edited one's too
+        count is None or count == compactor.counter.count_message(message)
+        for count, message in zip(compactor._counts, context, strict=True)
+    )
     assert compactor._conversation.check(context)[2] == len(context)
 
 

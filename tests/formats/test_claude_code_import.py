@@ -201,9 +201,12 @@ def test_a_compact_boundary_continues_the_history_and_is_recorded(tmp_path: Path
     )
     assert compaction.summary == summary
     assert compaction.line == 4
-    assert any(
-        "compacted the context here (auto) at 167,094 tokens" in w for w in conversation.warnings
-    )
+    # Listed in compactions (the CLI's `note:` lines), never as a warning (issue 33).
+    assert not any("compacted" in w for w in conversation.warnings)
+    assert conversation.compaction_lines() == [
+        "message 3: claude-code, auto, 167,094 tokens before (counted by the agent); "
+        "summary readable, line 4"
+    ]
     _accounted(conversation, len(s.records))
 
 
@@ -438,3 +441,38 @@ def test_inspect_prints_the_import_report_and_the_agents_compaction() -> None:
         "agent compaction  message 229: claude-code, auto, 167,094 tokens before "
         "(counted by the agent); summary readable, line 1256"
     ) in result.output
+
+
+def test_the_cli_prints_the_agents_own_compaction_as_a_note_not_a_warning(
+    tmp_path: Path,
+) -> None:
+    """Issue 33: `compress` printed Claude Code's compact boundary as a `warning:` line, as if
+    the file had a problem; it is what the session holds, printed once as a `note:`."""
+    from click.testing import CliRunner
+
+    from compaction.cli import main
+
+    s = Session()
+    s.user("first request")
+    s.call("c1", "m1")
+    last_before = s.result("c1", "x" * 50)
+    s.system(
+        "compact_boundary",
+        parent=None,
+        logicalParentUuid=last_before,
+        content="Conversation compacted",
+        compactMetadata={"trigger": "auto", "preTokens": 167094},
+    )
+    s.user("This session is being continued from a previous conversation.", isCompactSummary=True)
+    s.text("carrying on", "m2")
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in s.records) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["compress", str(path), "-o", str(tmp_path / "out.json")], catch_exceptions=False
+    )
+    assert result.exit_code == 0
+    assert "warning:" not in result.stderr
+    assert (
+        f"note: {path}: the agent compacted its context at message 3: claude-code, auto, "
+        "167,094 tokens before (counted by the agent); summary readable, line 4"
+    ) in result.stderr

@@ -235,4 +235,42 @@ def test_the_boundary_explainer_shows_a_pinned_request_and_fit_its_own_step() ->
     assert "**Latest request pinned** (#3" in texts and "pinned instead" in texts
     click(at, "step_all")
     assert "6 · Fit" in [str(b.label) for b in at.button]
+    # Run all lands on the result (issue 33); Fit is one pick away, its own step.
+    assert "Before → after" in [str(s.value) for s in at.subheader]
+    at.session_state["phase_view"] = 6
+    at.run()
     assert "Fit · The result fits the window" in " ".join(str(s.value) for s in at.subheader)
+
+
+def test_run_all_lands_on_the_result_with_the_summary_and_the_orphan_fixes() -> None:
+    """Issue 33: Run all showed phase 6, Fit ("nothing was cut"); the 13 sections and the
+    orphan fixes — what a person runs the phases for — were two clicks away."""
+    at = open_app(sample="orphans")
+    expected = suggested_result("orphans")
+    assert expected.orphan_fixes and expected.summary is not None
+    click(at, "step_all")
+    headings = [str(s.value) for s in at.subheader]
+    assert "Before → after" in headings
+    assert not [h for h in headings if h.startswith(("Fit ·", "Phase "))]
+    assert section_headers(at) == list(SECTION_NAMES)
+    fixes = dataframe_with(at, "fix")
+    assert list(fixes["fix"]) == [FIX_LABELS[fix.kind] for fix in expected.orphan_fixes]
+    shown = metrics(at)
+    assert shown["Tokens after"] == f"{expected.tokens_after:,}"
+    assert shown["Savings"] == f"{expected.savings_pct:.1f}%"
+
+
+def test_a_revealed_phase_button_shows_it_and_keeps_the_later_phases() -> None:
+    """Issue 33: "1 · Prune" after Run all silently threw phases 2–6 away."""
+    at = open_app(sample="fix-failing-tests")
+    click(at, "step_all")
+    click(at, "step_1")
+    assert at.session_state["inspect_step"] == 6  # nothing hidden
+    headings = [str(s.value) for s in at.subheader]
+    assert "Phase 1 · Prune old tool outputs" in headings
+    assert "Before → after" in headings  # the run's result stays below
+    click(at, "step_5")
+    assert "Phase 5 · Cleanup and anti-thrash" in [str(s.value) for s in at.subheader]
+    assert at.session_state["inspect_step"] == 6
+    click(at, "step_reset")  # only Reset starts over
+    assert at.session_state["inspect_step"] == 0

@@ -353,16 +353,10 @@ class CodexImporter:
             line=line,
         )
         self.compactions.append(compaction)
-        history = payload.get("replacement_history")
-        kept = len(history) if isinstance(history, list) else 0
         if summary is not None:
             # Codex hands the summary to the model as a user turn; it is not the user speaking.
             self.messages.append(mark_injected({"role": "user", "content": summary}, "compaction"))
-            self.imported()
-            self.warnings.append(
-                f"line {line}: Codex compacted the context here; its summary is imported as a "
-                "user message"
-            )
+            self.imported()  # the compaction itself is in `compactions`: no warning
         else:
             self.report.skip(
                 "compacted",
@@ -370,10 +364,8 @@ class CodexImporter:
                 "repeats earlier items and its summary is encrypted)",
                 line,
             )
-            self.warnings.append(
-                f"line {line}: Codex compacted the context here; its summary is encrypted "
-                f"(replacement history of {kept} item(s) not imported: it repeats earlier items)"
-            )
+            # No warning: the compaction is in `compactions` (its summary encrypted), and what
+            # was not imported is in the report's skips.
 
     def finish(self) -> None:
         if self.pending_reasoning:

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from compaction.formats.common import as_text, join_text
+from compaction.formats.titles import readable_title
 
 NAME = "copilot-cli"
 
@@ -68,11 +69,8 @@ def is_event(record: Any) -> bool:
 
 
 def title_of(text: str, limit: int = 80) -> str | None:
-    """What the user typed, on one line, shortened."""
-    title = " ".join(text.split())
-    if not title:
-        return None
-    return title if len(title) <= limit else title[: limit - 1] + "…"
+    """What the user typed, on one line, shortened, without its Markdown (titles.py)."""
+    return readable_title(text, limit)
 
 
 def arguments_of(value: Any) -> Any:

@@ -283,11 +283,7 @@ class Mapper:
                 line=self.line(part),
             )
         )
-        trigger = "automatically" if part.get("auto") else "on the user's /compact"
-        self.warnings.append(
-            f"line {self.line(part)}: OpenCode compacted the session here ({trigger}); its "
-            f"summary is message {position}"
-        )
+        # No warning: the agent's own compaction is listed in `compactions`.
 
     def finish(self) -> None:
         if self.cleared:

@@ -1,0 +1,121 @@
+"""What a text's token count can be, from its length alone: proven bounds, no tokenising.
+
+A byte-level BPE encoding (tiktoken's o200k_base and cl100k_base) turns a text's UTF-8 bytes into
+tokens that each stand for one or more of those bytes, with nothing dropped or added (special
+tokens are encoded as ordinary text here: `disallowed_special=()`). So for every text:
+
+    ceil(utf8_bytes / longest_token_bytes)  <=  tokens  <=  utf8_bytes
+
+The upper bound is reached by text no two bytes of which merge (random bytes, alternating
+letters and digits, emoji split into byte tokens); the lower by a long run of one of the
+longest tokens (128 spaces are one token in both encodings). `LONGEST_TOKEN_BYTES` is read off
+the shipped rank files by a test, and tests/engine/test_token_bounds.py holds the bounds on the
+encodings' worst cases (runs of one character, CJK, emoji, random bytes, whitespace, special-
+token text) and on every corpus text.
+
+The bounds are wide (a factor of 128 apart), and that is enough: a decision ("is the context
+over the threshold?") asks whether a sum of counts passes a value, and the bounds of most
+messages settle it, or settle it once the largest few are counted exactly (tokens/tally.py).
+
+The rough counter (characters / 4) is its own bound: computing it costs no more than a length.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from compaction.messages import Message, image_count, tool_calls
+
+#: The longest token of each encoding, in bytes (tests/engine/test_token_bounds.py reads the
+#: rank files and checks these).
+LONGEST_TOKEN_BYTES = {"o200k_base": 128, "cl100k_base": 128}
+#: The per-message overhead and image cost of the counting rule (tokens/__init__.py's).
+MESSAGE_OVERHEAD = 4
+IMAGE_TOKENS = 1_600
+
+#: (lower, upper) of one text's tokens.
+TextBounds = Callable[[str], tuple[int, int]]
+
+
+def utf8_length(text: str) -> int:
+    """The text's UTF-8 bytes (a lone surrogate as the 3 bytes of the U+FFFD tiktoken encodes
+    it as); an ASCII text's length, which CPython knows without looking at it."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def bpe_bounds(longest_token_bytes: int) -> TextBounds:
+    """The bounds of a byte-level BPE encoding whose longest token has that many bytes."""
+
+    def bounds(text: str) -> tuple[int, int]:
+        size = utf8_length(text)
+        return -(-size // longest_token_bytes), size
+
+    return bounds
+
+
+def rough_bounds(text: str) -> tuple[int, int]:
+    """The rough counter's count, exact: characters / 4, rounded up."""
+    count = math.ceil(len(text) / 4)
+    return count, count
+
+
+def message_texts(message: Message) -> list[str]:
+    """Every text the counting rule counts in a message: the content (or its parts' texts), each
+    call's name and arguments, the tool_call_id."""
+    texts: list[str] = []
+    content = message.get("content")
+    if isinstance(content, str):
+        texts.append(content)
+    elif isinstance(content, list):
+        for part in content:
+            if isinstance(part, dict):
+                text = part.get("text")
+                if isinstance(text, str):
+                    texts.append(text)
+    for call in tool_calls(message):
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            name = function.get("name")
+            arguments = function.get("arguments")
+            if isinstance(name, str):
+                texts.append(name)
+            if isinstance(arguments, str):
+                texts.append(arguments)
+    call_id = message.get("tool_call_id")
+    if isinstance(call_id, str):
+        texts.append(call_id)
+    return texts
+
+
+def message_bounds(
+    message: Message, text_bounds: TextBounds, known: dict[str, int]
+) -> tuple[int, int]:
+    """(lower, upper) of the message's count by the counting rule: a text whose count is
+    `known` (the counter's own memory) counts exactly, every other by its bounds."""
+    content = message.get("content")
+    if type(content) is str and "tool_calls" not in message and "tool_call_id" not in message:
+        # Nearly every message of a user or the assistant's prose: its one text.
+        count = known.get(content) if known else None
+        if count is not None:
+            return MESSAGE_OVERHEAD + count, MESSAGE_OVERHEAD + count
+        low, high = text_bounds(content) if content else (0, 0)
+        return MESSAGE_OVERHEAD + low, MESSAGE_OVERHEAD + high
+    fixed = MESSAGE_OVERHEAD
+    if isinstance(content, list):
+        fixed += IMAGE_TOKENS * image_count(message)
+    lower = upper = fixed
+    for text in message_texts(message):
+        if not text:
+            continue
+        count = known.get(text) if known else None
+        if count is not None:
+            lower += count
+            upper += count
+        else:
+            low, high = text_bounds(text)
+            lower += low
+            upper += high
+    return lower, upper

@@ -1,0 +1,278 @@
+"""Each message's tokens, counted exactly when asked, bounded until then: certified decisions.
+
+A compaction's decisions each depend on a few counts: where the tail's token walk stops (the
+last messages' counts), whether the context is over the threshold or the window (a sum against
+a value), whether the summary paid for itself (the input's total against the output's), the
+summary budget (the middle's total, clamped). Tokenising the whole input to make them costs more
+than everything else a compaction does; most of them are settled by bounds (tokens/bounds.py)
+long before every message is counted.
+
+`TokenTally` is a `Sequence[int]` of the messages' exact counts, computed on first access (so a
+walk from the end counts only what it walks over) and remembered, with:
+
+- `at_least(value, indices)`: is the sum over `indices` at least `value`? Decided from what is
+  known: exact counts where counted, else each message's bounds; while the bounds straddle the
+  value, the messages whose bounds are widest are counted exactly (the fewest encodings that
+  settle it), so the answer is always the one exact counts give.
+- `deferred_total(...)`: the exact sum as a `Deferred` (compaction/deferred.py), for the figures
+  a result reports and no decision needs: counted when someone reads them.
+- `over(messages, changed)`: the tally of a phase's output, sharing the counts of the messages
+  it left unchanged.
+
+A counter this module knows no bounds for (a caller's own TokenCounter) counts each message
+exactly when its bound is asked: decisions stay exact, only not cheaper.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from typing import overload
+
+from compaction.config import CompactionConfig, whole_tokens
+from compaction.deferred import Deferred
+from compaction.messages import Message
+from compaction.tokens import TokenCounter, count_each
+from compaction.tokens.bounds import (
+    LONGEST_TOKEN_BYTES,
+    MESSAGE_OVERHEAD,
+    TextBounds,
+    bpe_bounds,
+    message_bounds,
+    rough_bounds,
+)
+
+#: The first batch of messages counted to settle a straddling decision; each next one doubles.
+FIRST_BATCH = 16
+
+
+def text_bounds_for(counter: TokenCounter) -> TextBounds | None:
+    """The bounds of one text's count for this counter: proven for our exact encodings, the
+    count itself for the rough one; None for any other counter."""
+    name = getattr(counter, "name", "")
+    if name == "rough" and type(counter).__name__ == "RoughCounter":
+        return rough_bounds
+    longest = LONGEST_TOKEN_BYTES.get(str(getattr(counter, "encoding_name", "")))
+    if name == "tiktoken" and longest is not None:
+        return bpe_bounds(longest)
+    return None
+
+
+class TokenTally(Sequence[int]):
+    """The counts of `messages` by `counter`, each counted on first access (see the module)."""
+
+    def __init__(
+        self,
+        messages: Sequence[Message],
+        counter: TokenCounter,
+        exact: list[int | None] | None = None,
+        bounds: list[tuple[int, int] | None] | None = None,
+    ) -> None:
+        self.messages = messages
+        self.counter = counter
+        self._exact: list[int | None] = exact if exact is not None else [None] * len(messages)
+        # Each message's bounds once worked out (a caller that follows a growing conversation
+        # passes the same lists on every call, so each message is bounded once).
+        self._bounds: list[tuple[int, int] | None] = (
+            bounds if bounds is not None else [None] * len(self._exact)
+        )
+        self._text_bounds = text_bounds_for(counter)
+        # A phase's output tally (`over`) tells the tally it came from what it learns of the
+        # messages both share: that one is kept for a re-run (input/growing.py), this one not.
+        self._parent: TokenTally | None = None
+        self._changed: Collection[int] = ()
+
+    def _learned(self, index: int, count: int | None, bounds: tuple[int, int] | None) -> None:
+        parent = self._parent
+        if parent is not None and index not in self._changed:
+            if count is not None:
+                parent._exact[index] = count
+            if bounds is not None:
+                parent._bounds[index] = bounds
+
+    # -- the sequence: exact counts, on access --------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._exact)
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[int]: ...
+
+    def __getitem__(self, index: int | slice) -> int | list[int]:
+        if isinstance(index, slice):
+            positions = range(*index.indices(len(self._exact)))
+            self.count_exactly(positions)
+            return [self._exact[i] for i in positions]  # type: ignore[misc]
+        count = self._exact[index]
+        if count is None:
+            count = self._exact[index] = self.counter.count_message(self.messages[index])
+            self._learned(index, count, None)
+        return count
+
+    def __iter__(self) -> Iterator[int]:
+        self.count_exactly(range(len(self._exact)))
+        return iter(self._exact)  # type: ignore[arg-type]
+
+    def count_exactly(self, positions: Iterable[int]) -> None:
+        """Count exactly every message of `positions` not yet counted, as one batch (a large
+        batch is encoded on every core)."""
+        exact = self._exact
+        missing = [i for i in positions if exact[i] is None]
+        if not missing:
+            return
+        counts = count_each(self.counter, [self.messages[i] for i in missing])
+        for position, count in zip(missing, counts, strict=True):
+            exact[position] = count
+            if self._parent is not None:
+                self._learned(position, count, None)
+
+    def known(self) -> list[int | None]:
+        """Each message's count where already counted, else None (a copy)."""
+        return list(self._exact)
+
+    # -- sums: exact, deferred, decided -------------------------------------------------------
+
+    def total(self, positions: Iterable[int] | None = None) -> int:
+        """The exact sum over `positions` (every message by default): counts what it must."""
+        chosen = range(len(self._exact)) if positions is None else list(positions)
+        self.count_exactly(chosen)
+        exact = self._exact
+        return sum(exact[i] for i in chosen)  # type: ignore[misc]
+
+    def deferred_total(self, positions: Iterable[int] | None = None) -> Deferred[int]:
+        """`total(positions)`, computed when first read."""
+        chosen = None if positions is None else list(positions)
+        return Deferred(lambda: self.total(chosen))
+
+    def bounds(self, index: int) -> tuple[int, int]:
+        """(lower, upper) of message `index`'s count; (count, count) once it is counted."""
+        count = self._exact[index]
+        if count is not None:
+            return count, count
+        found = self._bounds[index]
+        if found is None:
+            if self._text_bounds is None:  # no bounds for this counter: its count is the bound
+                count = self[index]
+                return count, count
+            # Without the counter's memory of texts: a message not counted in this tally is
+            # seldom counted there, and looking its texts up would hash each of them.
+            found = self._bounds[index] = message_bounds(
+                self.messages[index], self._text_bounds, {}
+            )
+            if self._parent is not None:
+                self._learned(index, None, found)
+        return found
+
+    def at_least(self, value: int, positions: Iterable[int] | None = None) -> bool:
+        """sum(counts over `positions`) >= value, decided as exact counts decide it."""
+        chosen = range(len(self._exact)) if positions is None else positions
+        exact = self._exact
+        lower = 0
+        unknown: list[int] = []
+        for index in chosen:
+            count = exact[index]
+            if count is None:
+                unknown.append(index)
+            else:
+                lower += count
+        # Every message costs its overhead at least: often that settles it without a look.
+        if lower + MESSAGE_OVERHEAD * len(unknown) >= value:
+            return True
+        upper = lower
+        widths: list[tuple[int, int, int, int]] = []
+        for index in unknown:
+            low, high = self.bounds(index)
+            lower += low
+            upper += high
+            if high > low:
+                widths.append((high - low, index, low, high))
+        if lower >= value:
+            return True
+        if upper < value:
+            return False
+        widths.sort(reverse=True)  # the widest first: the fewest counts that settle it
+        start, size = 0, FIRST_BATCH
+        while True:
+            batch = widths[start : start + size]
+            start, size = start + size, size * 2
+            self.count_exactly(index for _, index, _, _ in batch)
+            for _, index, low, high in batch:
+                count = exact[index]
+                assert count is not None
+                lower += count - low
+                upper += count - high
+            if lower >= value:
+                return True
+            if upper < value:
+                return False
+
+    # -- the tally of a phase's output ----------------------------------------------------------
+
+    def over(self, messages: Sequence[Message], changed: Collection[int]) -> TokenTally:
+        """The tally of `messages`, a phase's output with the same positions as these messages,
+        where only the positions in `changed` differ: the others keep their counts."""
+        exact = list(self._exact)
+        for index in changed:
+            exact[index] = None
+        bounds = list(self._bounds)
+        for index in changed:
+            bounds[index] = None
+        tally = TokenTally(messages, self.counter, exact, bounds)
+        tally._parent, tally._changed = self, changed
+        return tally
+
+
+def total_of(tokens: Sequence[int]) -> int | Deferred[int]:
+    """The sum of `tokens`: deferred for a tally (a figure to report), else computed."""
+    if isinstance(tokens, TokenTally):
+        return tokens.deferred_total()
+    return sum(tokens)
+
+
+def later_if(lazy: bool, compute: Callable[[], int]) -> int | Deferred[int]:
+    """`compute()` now, or deferred when `lazy` (the counts it reads are a tally's)."""
+    return Deferred(compute) if lazy else compute()
+
+
+def at_least(tokens: Sequence[int], value: int, positions: Iterable[int] | None = None) -> bool:
+    """sum(tokens over positions) >= value: a tally decides it from bounds, a list adds up."""
+    if isinstance(tokens, TokenTally):
+        return tokens.at_least(value, positions)
+    chosen: Iterable[int] = range(len(tokens)) if positions is None else positions
+    return sum(tokens[i] for i in chosen) >= value
+
+
+def summary_budget(
+    config: CompactionConfig, tokens: Sequence[int], positions: Sequence[int]
+) -> int:
+    """`config.summary_budget(the middle's tokens)`, the middle being `positions` of `tokens`:
+    the clamp settles it whenever the middle is surely above the point where the budget reaches
+    its maximum (or surely below where it leaves its minimum), so only a middle in between is
+    counted exactly."""
+    if not isinstance(tokens, TokenTally):
+        return config.summary_budget(sum(tokens[i] for i in positions))
+    ratio = config.summary_ratio
+    reaches_max = smallest_where(lambda m: whole_tokens(m * ratio) >= config.summary_max_tokens)
+    if tokens.at_least(reaches_max, positions):
+        return config.summary_budget(reaches_max)  # the maximum, as any larger middle gives
+    leaves_min = smallest_where(lambda m: whole_tokens(m * ratio) > config.summary_min_tokens)
+    if not tokens.at_least(leaves_min, positions):
+        return config.summary_min_tokens
+    return config.summary_budget(tokens.total(positions))
+
+
+def smallest_where(holds: Callable[[int], bool], start: int = 0) -> int:
+    """The smallest whole number m >= start for which `holds(m)`, which must be monotone (false
+    up to some m, true from there on) and true for some m."""
+    low, high = start, max(start, 1)
+    while not holds(high):
+        low, high = high, high * 2
+    while low < high:
+        middle = (low + high) // 2
+        if holds(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low

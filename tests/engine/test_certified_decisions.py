@@ -1,0 +1,177 @@
+"""Decisions made from token bounds are the decisions exact counts make (issue 34).
+
+A Compactor decides from a TokenTally (tokens/tally.py): bounds for most messages, exact counts
+only where a bound cannot decide. The reference is the same Compactor given the same counts
+through a counter the tally knows no bounds for, so that every decision is made from exact
+counts. On generated sessions (a seeded generator: a few hundred here, thousands with `-m slow`)
+and on every corpus file, both give the same result: the same boundaries, fates, output bytes,
+figures and report, and the same `should_compress` answers along a growing conversation.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from corpus_paths import corpus_files
+
+from compaction import CompactionConfig, Compactor, make_counter
+from compaction.formats import load_conversations
+from compaction.messages import Message
+from compaction.result import CompactionResult, without_timings
+from compaction.tokens import TokenCounter
+from compaction.tokens.tally import text_bounds_for
+
+
+class ExactOnly:
+    """A counter's counts through a counter the tally knows no bounds for (the reference)."""
+
+    name = "exact-reference"
+
+    def __init__(self, inner: TokenCounter) -> None:
+        self.inner = inner
+
+    def count_message(self, message: Message) -> int:
+        return self.inner.count_message(message)
+
+    def count_text(self, text: str) -> int:  # the extractive summariser fits lines with it
+        return int(self.inner.count_text(text))  # type: ignore[attr-defined]
+
+    def count_messages(self, messages: Sequence[Message]) -> int:
+        return self.inner.count_messages(messages)
+
+
+def _report(result: CompactionResult) -> str:
+    """Everything the result says, every deferred figure read (timings aside)."""
+    return json.dumps(without_timings(result.to_dict()), sort_keys=True, default=repr)
+
+
+def _same(config: CompactionConfig, messages: list[Message], force: bool = True) -> None:
+    counter = make_counter(config.counter, config.model)
+    assert text_bounds_for(counter) is not None  # the tally really decides from bounds
+    certified = Compactor(config, counter=counter).compress(messages, force=force)
+    reference = Compactor(config, counter=ExactOnly(counter)).compress(messages, force=force)  # type: ignore[arg-type]
+    assert certified.messages == reference.messages
+    assert json.dumps(certified.messages) == json.dumps(reference.messages)  # the same bytes
+    assert certified.fates == reference.fates
+    assert [p.fates for p in certified.phases] == [p.fates for p in reference.phases]
+    assert certified.skip_reason == reference.skip_reason
+    assert certified.ineffective_count == reference.ineffective_count
+    assert _report(certified) == _report(reference)
+
+
+# -- a generator of sessions whose bounds are loose and whose totals sit near the limits --------
+
+_TEXTS = [
+    "ran the tests, two failed in test_auth.py: AssertionError: assert 401 == 200",
+    " " * 900,  # one token per 128 bytes: the loosest lower bound
+    "a1" * 400,  # one token per byte: the upper bound
+    "压缩上下文窗口的算法" * 40,
+    "😀🎉🔥👍🏽" * 60,
+    "-" * 700,
+    "def handler(request):\n    return response\n" * 30,
+    'Traceback (most recent call last):\n  File "app.py", line 3\nValueError: bad\n' * 8,
+]
+
+
+def generated_session(rng: random.Random) -> list[Message]:
+    messages: list[Message] = [{"role": "system", "content": "You are a coding agent."}]
+    for turn in range(rng.randrange(2, 14)):
+        messages.append({"role": "user", "content": f"step {turn}: " + rng.choice(_TEXTS)[:300]})
+        for call in range(rng.randrange(0, 6)):
+            call_id = f"c{turn}_{call}"
+            arguments = json.dumps({"command": rng.choice(_TEXTS)[: rng.randrange(5, 900)]})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": rng.choice(["", "Let me look.", None]),
+                    "tool_calls": [
+                        {
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": "terminal", "arguments": arguments},
+                        }
+                    ],
+                }
+            )
+            output = rng.choice(_TEXTS) * rng.randrange(1, 12)
+            messages.append({"role": "tool", "tool_call_id": call_id, "content": output})
+        messages.append({"role": "assistant", "content": rng.choice(_TEXTS)[:500]})
+    return messages
+
+
+def generated_config(rng: random.Random, messages: list[Message]) -> CompactionConfig:
+    kind, model = rng.choice([("tiktoken", "gpt-4o"), ("tiktoken", "gpt-4"), ("rough", "gpt-4o")])
+    total = make_counter(kind, model).count_messages(messages)
+    # Windows around the session's own total, so the threshold, window, discard and budget
+    # decisions fall on either side of it (where bounds straddle and counting decides).
+    window = int(total * rng.choice([0.3, 0.6, 0.95, 1.0, 1.05, 1.5, 2.2]))
+    window = max(1_000, window + rng.randrange(-3, 4))
+    low = rng.randrange(50, 1_500)
+    return CompactionConfig(
+        context_length=window,
+        counter=kind,
+        model=model,
+        threshold_ratio=rng.choice([0.5, 0.75, 0.9, 1.0]),
+        tail_token_ratio=rng.choice([0.05, 0.2, 0.4]),
+        protect_first_n=rng.randrange(0, 5),
+        summary_ratio=rng.choice([0.05, 0.2, 0.5]),
+        summary_min_tokens=low,
+        summary_max_tokens=low + rng.randrange(0, 4_000),
+        ineffective_savings_pct=rng.choice([0.0, 10.0, 50.0, 95.0]),
+    )
+
+
+def _case(seed: int) -> None:
+    rng = random.Random(seed)
+    messages = generated_session(rng)
+    config = generated_config(rng, messages)
+    _same(config, messages, force=rng.random() < 0.7)
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_generated_sessions_decide_as_exact_counts_do(seed: int) -> None:
+    _case(seed)
+
+
+@pytest.mark.slow
+def test_thousands_of_generated_sessions_decide_as_exact_counts_do() -> None:
+    for seed in range(300, 3_300):
+        _case(seed)
+
+
+def test_an_agent_loop_decides_as_exact_counts_do() -> None:
+    rng = random.Random(11)
+    messages = [m for _ in range(6) for m in generated_session(rng)]
+    config = CompactionConfig(context_length=6_000, summary_min_tokens=200)
+    counter = make_counter("tiktoken", "gpt-4o")
+    certified = Compactor(config, counter=counter)
+    reference = Compactor(config, counter=ExactOnly(counter))  # type: ignore[arg-type]
+    contexts: list[list[Message]] = [[], []]
+    compactions = 0
+    for message in messages:
+        answers = []
+        for position, compactor in enumerate((certified, reference)):
+            contexts[position].append(message)
+            answers.append(compactor.should_compress(contexts[position]))
+        assert answers[0] == answers[1]
+        if answers[0]:
+            results = [c.compress(contexts[i]) for i, c in enumerate((certified, reference))]
+            assert results[0].messages == results[1].messages
+            assert results[0].fates == results[1].fates
+            contexts = [list(r.messages) for r in results]
+            compactions += 1
+    assert compactions >= 3  # the loop did compact, again and again
+
+
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
+def test_every_corpus_file_decides_as_exact_counts_do(path: Any) -> None:
+    for conversation in load_conversations(path)[:2]:
+        messages = conversation.messages
+        for window in (128_000, 16_000):
+            _same(CompactionConfig(context_length=window), messages)
+    if not corpus_files():
+        pytest.skip("no corpus beside the project")

@@ -1,0 +1,161 @@
+"""The token bounds (tokens/bounds.py) hold on the encodings' worst cases and on real text.
+
+ceil(utf8_bytes / longest_token_bytes) <= tokens <= utf8_bytes, for o200k_base and cl100k_base:
+the constant is read off the shipped rank files here, and each inequality is met with equality
+by an input made for it (the bounds are as tight as length alone allows)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from corpus_paths import corpus_files
+
+from compaction.formats import load_conversations
+from compaction.messages import content_text
+from compaction.tokens import TiktokenCounter, make_counter
+from compaction.tokens.bounds import (
+    LONGEST_TOKEN_BYTES,
+    bpe_bounds,
+    message_bounds,
+    rough_bounds,
+    utf8_length,
+)
+from compaction.tokens.encodings import load_encoding
+
+ENCODINGS = ("o200k_base", "cl100k_base")
+
+
+def _count(encoding: str, text: str) -> int:
+    return len(load_encoding(encoding).encode(text, disallowed_special=()))
+
+
+def _pathological() -> dict[str, str]:
+    """Inputs at the edges of what BPE does with length: long runs, scripts without spaces,
+    multi-byte characters split into byte tokens, noise, special-token text."""
+    rng = random.Random(34)
+    noise = "".join(chr(rng.randrange(0x20, 0x2FFFF)) for _ in range(3_000))
+    noise = noise.encode("utf-8", "replace").decode("utf-8", "replace")
+    byte_soup = bytes(rng.randrange(256) for _ in range(4_000)).decode("latin-1")
+    return {
+        "spaces": " " * 10_000,
+        "spaces exactly one longest token": " " * 128,
+        "dashes": "-" * 7_000,
+        "equals and stars": "=" * 3_000 + "*" * 3_000,
+        "newlines": "\n" * 5_000,
+        "tabs and spaces": "\t \t  \t   " * 700,
+        "one letter": "a" * 10_000,
+        "one digit": "7" * 9_999,
+        "letters and digits alternating": "a1" * 3_000,
+        "CJK": "压缩上下文窗口的算法保留头部和尾部" * 300,
+        "Japanese kana": "ぁあぃいぅうぇえぉおかがきぎく" * 300,
+        "Thai": "สำนักเลขานุการองค์กร" * 200,
+        "emoji": "😀🎉🔥👍🏽🧑‍💻🇫🇷" * 400,
+        "zero-width joiners": "\u200d" * 2_000,
+        "combining marks": "e\u0301\u0302\u0303" * 1_500,
+        "random code points": noise,
+        "random bytes as latin-1": byte_soup,
+        "special-token text": "<|endoftext|><|fim_prefix|><|endofprompt|>" * 200,
+        "base64": "".join(
+            rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+            for _ in range(8_000)
+        ),
+        "hex": "".join(rng.choice("0123456789abcdef") for _ in range(8_000)),
+        "mixed whitespace": " \n\r\t\u00a0\u2003\u3000" * 800,
+        "lone surrogate": "before \ud800 after" * 50,
+    }
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_the_longest_token_is_what_the_rank_file_says(encoding: str) -> None:
+    ranks = load_encoding(encoding)._mergeable_ranks
+    assert max(map(len, ranks)) == LONGEST_TOKEN_BYTES[encoding]
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize("name", sorted(_pathological()))
+def test_the_bounds_hold_on_the_worst_cases(encoding: str, name: str) -> None:
+    text = _pathological()[name]
+    low, high = bpe_bounds(LONGEST_TOKEN_BYTES[encoding])(text)
+    exact = _count(encoding, text)
+    assert low <= exact <= high, (name, low, exact, high)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_each_bound_is_reached(encoding: str) -> None:
+    bounds = bpe_bounds(LONGEST_TOKEN_BYTES[encoding])
+    longest = " " * LONGEST_TOKEN_BYTES[encoding]
+    assert _count(encoding, longest) == bounds(longest)[0] == 1  # the lower: one longest token
+    alternating = "a1" * 500  # every piece one byte long, each its own token
+    assert _count(encoding, alternating) == bounds(alternating)[1] == 1_000
+
+
+def test_utf8_length_is_the_encoded_length() -> None:
+    for text in ["", "ascii", "é", "压缩", "😀", "a\ud800b"]:
+        assert utf8_length(text) == len(text.encode("utf-8", "surrogatepass"))
+
+
+def test_the_rough_bounds_are_the_rough_count() -> None:
+    counter = make_counter("rough")
+    for text in ["", "a", "abcd", "abcde", "压缩" * 9]:
+        count = counter.count_text(text)
+        assert rough_bounds(text) == (count, count)
+
+
+def _corpus_texts() -> list[str]:
+    texts: list[str] = []
+    for path in corpus_files():
+        for conversation in load_conversations(path):
+            for message in conversation.messages:
+                texts.append(content_text(message))
+                for call in message.get("tool_calls") or []:
+                    texts.append(str(call.get("function", {}).get("arguments", "")))
+    return [text for text in texts if text]
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_the_bounds_hold_on_every_corpus_text(encoding: str) -> None:
+    texts = _corpus_texts()
+    if not texts:
+        pytest.skip("no corpus beside the project (../shared/corpus)")
+    bounds = bpe_bounds(LONGEST_TOKEN_BYTES[encoding])
+    for text in texts:
+        low, high = bounds(text)
+        assert low <= _count(encoding, text) <= high
+
+
+def _messages(rng: random.Random) -> list[dict[str, Any]]:
+    texts = list(_pathological().values())
+    out: list[dict[str, Any]] = []
+    for index in range(60):
+        text = rng.choice(texts)[: rng.randrange(0, 3_000)]
+        kind = index % 4
+        if kind == 0:
+            out.append({"role": "user", "content": text})
+        elif kind == 1:
+            arguments = '{"command": "' + text[:200].replace('"', "") + '"}'
+            call = {"id": f"c{index}", "type": "function"}
+            call["function"] = {"name": "terminal", "arguments": arguments}
+            out.append({"role": "assistant", "content": text[:50] or None, "tool_calls": [call]})
+        elif kind == 2:
+            out.append({"role": "tool", "tool_call_id": f"c{index - 1}", "content": text})
+        else:
+            parts = [
+                {"type": "text", "text": text},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+            ]
+            out.append({"role": "user", "content": parts})
+    return out
+
+
+@pytest.mark.parametrize("model", ["gpt-4o", "gpt-4"])
+def test_a_messages_bounds_hold_its_count_by_the_counting_rule(model: str) -> None:
+    counter = TiktokenCounter(model)
+    bounds = bpe_bounds(LONGEST_TOKEN_BYTES[counter.encoding_name])
+    for message in _messages(random.Random(7)):
+        low, high = message_bounds(message, bounds, {})
+        exact = counter.count_message(message)
+        assert low <= exact <= high
+        # With every text's count known, the bounds are the count.
+        assert message_bounds(message, bounds, counter._cache) == (exact, exact)
