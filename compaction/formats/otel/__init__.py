@@ -81,7 +81,9 @@ def load(doc: Document) -> list[Conversation]:
 def _conversation(key: str, spans: list[Span], doc: Document) -> Conversation:
     report = ImportReport(records=len(spans))
     transcript = Transcript()
-    for span in sorted(spans, key=lambda s: (s.start_ns, s.end_ns)):
+    # In the order they ended: a model call's span may open before the history it sends was
+    # compacted (Pydantic AI's request span wraps its history processors), but it ends after.
+    for span in sorted(spans, key=lambda s: (s.end_ns, s.start_ns)):
         if is_compaction(span):
             transcript.compaction(span)
         elif any(name in span.attributes for name in CONTENT_ATTRIBUTES):

@@ -153,7 +153,8 @@ def from_semconv(message: dict[str, Any]) -> list[Message]:
     else:
         content = texts
     out: Message = {"role": role if role in ("system", "user", "assistant") else "user"}
-    out["content"] = content if content is not None or calls else ""
+    # No text is "" whoever wrote the span (some write no part, some an empty one, some null).
+    out["content"] = content if content is not None else ""
     if calls:
         out["tool_calls"] = calls
     if reasoning:

@@ -11,6 +11,7 @@ compaction span to explain it is kept and said (a warning), never called a compa
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,8 +41,6 @@ def system_messages(value: Any) -> list[Message]:
 
 
 def _parts(value: Any) -> list[Any]:
-    import json
-
     if isinstance(value, str):
         try:
             value = json.loads(value)
@@ -60,25 +59,44 @@ class Transcript:
     models: list[str] = field(default_factory=list)
     _held: list[Message] = field(default_factory=list)  # the agent's context right now
     _pending: RecordedCompaction | None = None
+    _call_ids: set[Any] = field(default_factory=set)
+
+    def _fresh(self, context: list[Message], previous: list[Message]) -> list[Message]:
+        """The messages of a rewritten `context` the agent had not sent before: not in the
+        previous context, and no tool result or tool call already in the transcript (a changed
+        copy of one: the transcript keeps the original)."""
+        before = {_key(m) for m in previous}
+        fresh = []
+        for message in context:
+            if _key(message) in before:
+                continue
+            if message.get("role") == "tool" and message.get("tool_call_id") in self._call_ids:
+                continue
+            calls = [c.get("id") for c in message.get("tool_calls") or []]
+            if calls and all(c in self._call_ids for c in calls):
+                continue
+            if message.get("role") == "system" and any(
+                m.get("role") == "system" for m in self.messages
+            ):
+                continue  # the system prompt with compaction's note: the prompt is there
+            fresh.append(message)
+        return fresh
+
+    def _add(self, messages: Iterable[Message]) -> None:
+        for message in messages:
+            self.messages.append(message)
+            self._call_ids.update(c.get("id") for c in message.get("tool_calls") or [])
 
     def _hold(self, context: list[Message], span: Span) -> None:
         held = self._held
         if context[: len(held)] == held:
-            self.messages.extend(context[len(held) :])
+            self._add(context[len(held) :])
         else:
             # The context was rewritten: a compaction whose span carried no messages, or one
-            # the spans do not tell. The system prompt the transcript already holds is not
-            # repeated.
-            lead = 0
-            while (
-                lead < len(context)
-                and lead < len(self.messages)
-                and context[lead].get("role") == "system"
-                and context[lead] == self.messages[lead]
-            ):
-                lead += 1
+            # the spans do not tell.
             position = len(self.messages)
-            self.messages.extend(context[lead:])
+            fresh = self._fresh(context, held)
+            self._add(fresh)
             if self._pending is not None:
                 self._pending.position = position
                 self.compactions.append(self._pending)
@@ -86,7 +104,7 @@ class Transcript:
             else:
                 self.warnings.append(
                     f"the context sent by span {span.name!r} ({_where(span)}) does not continue "
-                    f"the one before it, and no compaction span says why: its {len(context)} "
+                    f"the one before it, and no compaction span says why: its {len(fresh)} new "
                     f"messages are kept from message {position} on"
                 )
         self._held = list(context)
@@ -98,7 +116,7 @@ class Transcript:
         self._hold(context, span)
         position = len(self.messages)
         output = from_semconv_messages(attributes.get("gen_ai.output.messages"))
-        self.messages.extend(output)
+        self._add(output)
         self._held.extend(output)
         model = attributes.get("gen_ai.response.model") or attributes.get("gen_ai.request.model")
         if isinstance(model, str) and model:
@@ -135,7 +153,7 @@ class Transcript:
             tokens_source="agent" if isinstance(tokens, int) else None,
         )
         if after:
-            self.messages.extend(after)
+            self._add(self._fresh(after, self._held))
             self._held = list(after)
             self.compactions.append(recorded)
         else:
@@ -149,6 +167,10 @@ class Transcript:
             self._pending.position = len(self.messages)
             self.compactions.append(self._pending)
             self._pending = None
+
+
+def _key(message: Message) -> str:
+    return json.dumps(message, sort_keys=True, default=str)
 
 
 def _summary_in(messages: Iterable[Message]) -> str | None:
