@@ -5,9 +5,11 @@ compaction to the default history, and finishes."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,18 @@ def _block(adapter_module: str) -> str:
     return block
 
 
+def _close_run_sync_loop() -> None:
+    """The Agents SDK's `Runner.run_sync` leaves the thread's default event loop open on purpose
+    (for the next run); a program's exit closes it, a test must, or a later test's garbage
+    collection reports it unclosed."""
+    policy = asyncio.get_event_loop_policy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        loop = policy.get_event_loop()  # the one run_sync set (or a new one, closed at once)
+    loop.close()
+    policy.set_event_loop(None)
+
+
 def test_the_doc_has_one_runnable_example_per_adapter() -> None:
     for _, adapter_module in FRAMEWORKS.values():
         assert REQUEST in _block(adapter_module)
@@ -53,8 +67,11 @@ def test_the_example_runs_against_the_loopback_server(
 
     printed = io.StringIO()
     namespace: dict[str, Any] = {"__name__": "__doc__"}
-    with contextlib.redirect_stdout(printed):
-        exec(compile(_block(adapter_module), str(DOC), "exec"), namespace)
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(compile(_block(adapter_module), str(DOC), "exec"), namespace)
+    finally:
+        _close_run_sync_loop()
 
     assert "test_login failed" in printed.getvalue()
     compaction = namespace["compaction"]

@@ -94,6 +94,10 @@ def test_the_exported_spans_open_as_a_conversation_with_its_compactions(
     assert events[0].facts_before > 0
     assert all(e.tokens_before_recorded and e.summary for e in events)
     assert [e.tokens_before for e in events] == [c.tokens_before for c in conversation.compactions]
+    # The window is the one the compactor worked in, read off the spans' settings.
+    assert conversation.metadata["model_context_window"] == CONFIG.context_length
+    assert all(e.window == CONFIG.context_length for e in events)
+    assert {e.window_source for e in events} == {"recorded by the agent"}
 
 
 def test_the_app_shows_the_spans_compactions_on_the_timeline_and_in_audit(

@@ -100,6 +100,13 @@ def _conversation(key: str, spans: list[Span], doc: Document) -> Conversation:
     metadata: dict[str, object] = {"spans": len(spans), "grouped_by": key}
     if transcript.models:
         metadata["model"] = transcript.models[-1]
+    # Our compaction spans record the settings: the window the agent compacted in is its own.
+    windows = [
+        s.attributes.get("compaction.config.context_length") for s in spans if is_compaction(s)
+    ]
+    window = next((w for w in reversed(windows) if isinstance(w, int) and w > 0), None)
+    if window is not None:
+        metadata["model_context_window"] = window
     service = next((s.resource.get("service.name") for s in spans), None)
     if isinstance(service, str):
         metadata["service"] = service
