@@ -22,7 +22,7 @@ from compaction.ui import nav
 from compaction.ui.palette import FATE_LABELS, REGION_COLORS
 from compaction.ui.params import CONFIG_KEYS, apply_sample_settings
 from compaction.ui.phase_views import PHASE_TITLES, render_phase
-from compaction.ui.pins_view import PINS_KEY, run_pin_specs
+from compaction.ui.pins_view import PINS_KEY, keep_pins_for_next_conversation, run_pin_specs
 from compaction.ui.stored_run import HistoryUnavailable, history_call, result_from_report
 from compaction.ui.untrusted import md_escape
 from compaction.ui.words import when
@@ -234,6 +234,7 @@ def _use_run_settings(run_id: int, config: dict[str, Any]) -> None:
         {name: value for name, value in config.items() if name in CONFIG_KEYS and name != "pins"}
     )
     st.session_state[PINS_KEY] = run_pin_specs(config)
+    keep_pins_for_next_conversation()  # they are this run's conversation's numbers
     st.session_state[REOPEN_KEY] = run_id
 
 

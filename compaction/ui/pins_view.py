@@ -43,9 +43,19 @@ def seed_pins_from_url() -> None:
 PENDING_PINS_KEY = "_pending_pins"  # the pins to put in the widget before it is drawn
 
 
+KEEP_PINS_KEY = "_keep_pins_once"  # the next conversation is the one the pins were made on
+
+
+def keep_pins_for_next_conversation() -> None:
+    """The next conversation opened is the one the pins in force name (a stored run's)."""
+    st.session_state[KEEP_PINS_KEY] = True
+
+
 def forget_message_pins() -> None:
     """Another conversation is on view: its message numbers name other messages, so pins by
     number go (the rules stay). Applied before the sidebar is drawn (`apply_pending_pins`)."""
+    if st.session_state.pop(KEEP_PINS_KEY, False):
+        return
     specs = pin_specs()
     rules = [spec for spec in specs if not spec.isdigit()]
     if rules != specs:

@@ -8,6 +8,7 @@ Run with `.venv/bin/pytest -m e2e tests/e2e/test_new_user_path.py`.
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,28 @@ def test_a_new_user_loads_runs_pins_and_audits_a_real_session(
     expect(page.get_by_text("(no text: tool calls only)")).to_have_count(0)
     _no_exception(page)
     screenshot(page, "new-user-audit")
+
+
+def test_a_run_stored_with_a_pin_reopens_in_inspect_with_it(
+    page: Page, app_server: AppServer
+) -> None:
+    # A pin survives the history: the stored run names it, and "Open in Inspect" repeats the
+    # run on its conversation with the pin in force (and in the URL).
+    open_app(page, f"{app_server.url}/?sample=fix-failing-tests&p_pins=40")
+    _button(page, "Run all").first.click()
+    expect(page.get_by_role("heading", name="Before → after")).to_be_visible(timeout=TIMEOUT_MS)
+    wait_idle(page)
+    page.wait_for_timeout(1_000)  # the run is saved to the history after the view is drawn
+    wait_idle(page)
+    with sqlite3.connect(app_server.db_path) as db:  # the server is shared: the newest run
+        (run_id,) = db.execute("SELECT max(id) FROM runs").fetchone()
+    open_app(page, f"{app_server.url}/history?run={run_id}")
+    expect(page.get_by_text("📌 Pinned in this run: messages #40")).to_be_visible(
+        timeout=TIMEOUT_MS
+    )
+    wait_idle(page)
+    _button(page, "Open in Inspect with this run's settings and pins").first.click()
+    expect(page.get_by_text("1 pinned", exact=False).first).to_be_visible(timeout=TIMEOUT_MS)
+    wait_idle(page)
+    assert f"from_run={run_id}" in page.url and "p_pins=40" in page.url, page.url
+    _no_exception(page)
