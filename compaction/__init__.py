@@ -39,7 +39,12 @@ from compaction.summary import Summary, parse_summary, render_summary
 from compaction.tokens import TokenCounter, make_counter
 
 if TYPE_CHECKING:
-    from compaction.formats import Conversation, dump_conversation, load_conversation
+    from compaction.formats import (
+        Conversation,
+        dump_conversation,
+        load_conversation,
+        load_conversations,
+    )
 
 # The importers are engine (pure Python), but loading every agent's importer is a third of the
 # import, which an agent that only compresses never needs: loaded on first use. Only engine
@@ -48,6 +53,7 @@ _ON_FIRST_USE = {
     "Conversation": "compaction.formats",
     "dump_conversation": "compaction.formats",
     "load_conversation": "compaction.formats",
+    "load_conversations": "compaction.formats",
 }
 
 
@@ -91,6 +97,7 @@ __all__ = [
     "compress",
     "dump_conversation",
     "load_conversation",
+    "load_conversations",
     "make_counter",
     "make_summarizer",
     "parse_summary",

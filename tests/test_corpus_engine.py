@@ -86,3 +86,26 @@ def test_swe_agent_histories_compact_well_formed(name: str) -> None:
     assert not result.skipped
     assert result.summary is not None
     assert result.summary.sections["Active Task"] != "None."
+
+
+@needs_corpus
+def test_every_corpus_file_through_the_root_api_as_a_script_would() -> None:
+    """What a user's script (and ../shared/tools/corpus-check) does with the public names alone:
+    `compaction.load_conversations(path)`, then `compress` the largest conversation at a 32K
+    window. Every file loads, every compaction fits, and neither provider rejects the result."""
+    import compaction
+
+    files = sorted(p for p in CORPUS.iterdir() if p.is_file() and p.name != "README.md")
+    assert files
+    for path in files:
+        conversations = compaction.load_conversations(path)
+        assert conversations, path.name
+        assert conversations[0].messages == compaction.load_conversation(path).messages
+        biggest = max(conversations, key=lambda c: len(c.messages))
+        result = compaction.compress(biggest.messages, CompactionConfig(context_length=32_000))
+        assert result.tokens_after <= 32_000, path.name
+        for provider in ("openai", "anthropic"):
+            errors = [
+                p for p in compaction.validate(result.messages, provider) if p.severity == "error"
+            ]
+            assert errors == [], (path.name, provider, errors[:3])

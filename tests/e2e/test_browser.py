@@ -110,8 +110,17 @@ def test_sample_run_all_phases_shows_the_summary(page: Page, app_server: AppServ
     wait_idle(page)
 
     _run_all(page)
-    # Run all ends on the last step, Fit (issue 21); the savings are Cleanup's view.
-    expect(page.get_by_role("heading", name="Fit · The result fits the window")).to_be_visible()
+    # Run all lands on the result (issue 33): before → after and the 13 section cards, in view
+    # without another click; the phases stay in the picker beside it.
+    for number, (card, name) in enumerate(zip(_section_cards(page), SECTION_NAMES, strict=True), 1):
+        expect(card).to_be_attached()
+        expect(card).to_contain_text(f"{number}. {name}")
+    _no_exception(page)
+    _show_phase(page, "6 · Fit")
+    expect(page.get_by_role("heading", name="Fit · The result fits the window")).to_be_visible(
+        timeout=RENDER_TIMEOUT_MS
+    )
+    wait_idle(page)
     _show_phase(page, "5 · Cleanup")
     expect(page.get_by_role("heading", name="Phase 5 · Cleanup and anti-thrash")).to_be_visible(
         timeout=RENDER_TIMEOUT_MS

@@ -152,8 +152,11 @@ def _show_everything(page: Page, app_server: AppServer, tmp_path: Path) -> Seen:
     expect(page.get_by_text(count, exact=False).first).to_be_visible(timeout=RENDER_TIMEOUT_MS)
     wait_idle(page)
     _no_exception(page)
-    # The title is on the page, as its characters (an escaped image, not an <img>).
-    expect(page.get_by_text(count, exact=False).first).to_contain_text(f"![p]({beacon('title')})")
+    # The title is on the page as text: its Markdown read as plain words (issue 33: a title is
+    # never Markdown), its HTML as characters (an escaped tag, not an <img>).
+    header = page.get_by_text(count, exact=False).first
+    expect(header).to_contain_text("Fix p and docs")
+    expect(header).to_contain_text(f'<img src="{beacon("title-html")}">')
 
     for index in (1, 2, 3, len(conversation) - 1):  # the title, a tool call, its result, the last
         _open_message(page, index)
