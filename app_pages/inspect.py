@@ -10,6 +10,7 @@ from compaction.ui.overview_view import render_overview
 from compaction.ui.peer_compare import render_peer_compare
 from compaction.ui.phase_views import render_phase
 from compaction.ui.skip_advice import skip_advice
+from compaction.ui.snippets_view import render_settings_export
 from compaction.ui.stepper import (
     CLEANUP_STEP,
     LLM_REQUEST_KEY,
@@ -26,9 +27,12 @@ loaded = render_loader()
 if loaded is None:
     st.info("Load a sample, upload an agent transcript or paste JSON to begin.")
     st.stop()
-require_config(settings)
+config = require_config(settings)
 
 render_overview(loaded, settings)
+render_settings_export(
+    config, agent_model_summary=settings.summarizer == "llm", focus=settings.focus
+)
 st.divider()
 
 use_llm = settings.summarizer == "llm"

@@ -20,6 +20,7 @@ automatic calls after it skip. A manual (forced) compaction always runs.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,6 +38,7 @@ from compaction.result import CompactionResult, Fate, PhaseResult
 from compaction.summarizers.base import OnToken, Summarizer
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.summary.recorded import SessionRecord
+from compaction.telemetry import AttributeValue, record_compaction_span
 from compaction.tokens import TokenCounter, count_each, make_counter
 from compaction.tokens.tally import TokenTally, total_of
 
@@ -89,6 +91,9 @@ class Compactor:
         # window on its own: until it changes, compacting again cannot help.
         self._unfittable: str | None = None
         self.phases: tuple[Phase, ...] = PHASES
+        #: Attributes every compaction span of this Compactor carries (telemetry.py), e.g. the
+        #: conversation's id: an agent framework's adapter sets them.
+        self.span_attributes: dict[str, AttributeValue] = {}
 
     def count_tokens(self, messages: Sequence[Message]) -> int:
         return self.counter.count_messages(messages)
@@ -160,8 +165,14 @@ class Compactor:
         if not isinstance(messages, list | tuple) and callable(getattr(messages, "record", None)):
             recorded = recorded if recorded is not None else messages.record()  # type: ignore[attr-defined]
             messages = messages.messages  # type: ignore[attr-defined]
+        started = time.time_ns()
         with self.cache.active():
-            return self._compress(messages, focus, force, on_token, recorded)
+            result = self._compress(messages, focus, force, on_token, recorded)
+        trigger = {"compaction.trigger": "manual" if force else "auto"}
+        record_compaction_span(
+            result, messages, started, self.counter, {**trigger, **self.span_attributes}
+        )
+        return result
 
     def _compress(
         self,

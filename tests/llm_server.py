@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -34,7 +34,9 @@ class Reply:
     """What the server does for one request.
 
     kind: "text" (a completion with `text`, possibly empty), "status" (an error status with an
-    OpenAI-style error body) or "hang" (wait `hang_seconds`, bounded, then answer `text`).
+    OpenAI-style error body), "hang" (wait `hang_seconds`, bounded, then answer `text`) or
+    "scripted" (`respond(body)` returns the assistant message to answer with — text and/or
+    `tool_calls` —: an agent's model, scripted to call tools turn after turn).
     """
 
     kind: str = "text"
@@ -42,6 +44,7 @@ class Reply:
     status: int = 200
     message: str = ""
     hang_seconds: float = 0.0
+    respond: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
 
 @dataclass
@@ -131,6 +134,12 @@ class LLMServer:
 
     def hang(self, seconds: float, model: str | None = None) -> None:
         self._set(Reply(kind="hang", hang_seconds=seconds), model)
+
+    def script(
+        self, respond: Callable[[dict[str, Any]], dict[str, Any]], model: str | None = None
+    ) -> None:
+        """Answer each request with the assistant message `respond(body)` returns."""
+        self._set(Reply(kind="scripted", respond=respond), model)
 
     def _set(self, reply: Reply, model: str | None) -> None:
         with self._lock:
@@ -229,6 +238,12 @@ class _Handler(BaseHTTPRequestHandler):
             }
             self._send_json(reply.status, {"error": error})
             return
+        if reply.kind == "scripted" and reply.respond is not None:
+            if body.get("stream"):
+                self._send_json(400, {"error": {"message": "scripted replies do not stream"}})
+                return
+            self._complete_message(body, model, reply.respond(body))
+            return
         if reply.kind == "hang":
             # Bounded: the wait ends early when the server stops, so no thread outlives the test.
             owner._stopping.wait(reply.hang_seconds)
@@ -238,6 +253,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._complete(body, model, reply.text)
 
     def _complete(self, body: dict[str, Any], model: str, text: str) -> None:
+        self._complete_message(body, model, {"role": "assistant", "content": text})
+
+    def _complete_message(self, body: dict[str, Any], model: str, message: dict[str, Any]) -> None:
+        text = str(message.get("content") or "")
         usage = _usage_for(body, text)
         self.owner.last_usage = usage
         self._send_json(
@@ -250,8 +269,8 @@ class _Handler(BaseHTTPRequestHandler):
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": text},
-                        "finish_reason": "stop",
+                        "message": {"role": "assistant", **message},
+                        "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
                     }
                 ],
                 "usage": usage,

@@ -15,7 +15,13 @@ from pathlib import Path
 import compaction
 
 PACKAGE = Path(compaction.__file__).resolve().parent
-OUTSIDE_ENGINE = ("compaction.lab", "compaction.history", "compaction.ui", "compaction.commands")
+OUTSIDE_ENGINE = (
+    "compaction.lab",
+    "compaction.history",
+    "compaction.ui",
+    "compaction.commands",
+    "compaction.integrations",
+)
 OUTSIDE_ENGINE_MODULES = ("compaction.cli", "compaction.__main__")
 MAX_TOP_LEVEL_MODULES = 20
 

@@ -16,7 +16,23 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-EXTRAS_ONLY = ("streamlit", "plotly", "altair", "pandas", "sqlite_utils", "litellm", "dask")
+EXTRAS_ONLY = (
+    "streamlit",
+    "plotly",
+    "altair",
+    "pandas",
+    "sqlite_utils",
+    "litellm",
+    "dask",
+    # The agent frameworks' extras and OpenTelemetry's (issue 32).
+    "langchain",
+    "langchain_core",
+    "langgraph",
+    "pydantic_ai",
+    "agents",
+    "openai",
+    "opentelemetry",
+)
 SAMPLE = ROOT / "compaction" / "lab" / "samples" / "fix-failing-tests.openai.json"
 
 REFUSE = f"""

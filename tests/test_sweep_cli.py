@@ -64,6 +64,14 @@ def test_sweep_prints_frontier_and_recommendation_and_writes_files(
     assert "[python]\nCompactionConfig(context_length=40000" in stdout
     assert "[cli]\ncompaction compress INPUT --context-length 40000" in stdout
     assert "[yaml]\n# hermes-agent" in stdout
+    # and the line for each framework adapter (docs/integrations.md)
+    for kind, adapter in (
+        ("langchain", "CompactionMiddleware"),
+        ("pydantic_ai", "compaction_capability"),
+        ("openai_agents", "CompactionFilter"),
+    ):
+        assert f"[{kind}]\n" in stdout
+        assert f"{adapter}(CompactionConfig(context_length=40000" in stdout
     with out_csv.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == 6 and {"tail_token_ratio", "savings_pct", "recall"} <= set(rows[0])

@@ -29,6 +29,7 @@ from compaction.formats import (
     openai,
     opencode,
     openhands,
+    otel,
     qwen_code,
     sharegpt,
     swe_agent,
@@ -39,6 +40,7 @@ from compaction.formats.source import Document, parse_text, read_source
 
 # Detection order: specific structures first, the generic message list last.
 MODULES: tuple[ModuleType, ...] = (
+    otel,
     qwen_code,
     iflow,
     claude_code,

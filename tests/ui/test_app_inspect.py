@@ -274,3 +274,20 @@ def test_a_revealed_phase_button_shows_it_and_keeps_the_later_phases() -> None:
     assert at.session_state["inspect_step"] == 6
     click(at, "step_reset")  # only Reset starts over
     assert at.session_state["inspect_step"] == 0
+
+
+def test_the_current_settings_export_as_code_for_each_adapter() -> None:
+    at = open_app(sample="fix-failing-tests", p_tail_token_ratio="0.35")  # not the default
+    (expander,) = [e for e in at.expander if e.label == "Use these settings in your agent"]
+    python, cli, yaml, *adapters = [str(code.value) for code in expander.code]
+    assert cli.startswith("compaction compress INPUT") and "compression:" in yaml
+    config = python.splitlines()[-1]  # CompactionConfig(...) with what the sidebar changed
+    assert config.startswith("CompactionConfig(") and "tail_token_ratio=0.35" in config
+    assert len(adapters) == 3
+    for code, adapter in zip(
+        adapters,
+        ("CompactionMiddleware(", "compaction_capability(", "CompactionFilter("),
+        strict=True,
+    ):
+        compile(code, adapter, "exec")
+        assert f"{adapter}{config}, record_to=True)" in code

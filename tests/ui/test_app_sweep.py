@@ -76,6 +76,9 @@ def test_sweep_runs_charts_recommends_and_saves(_history_db: Path) -> None:
     assert "CompactionConfig(" in codes and "context_length=8000" in codes
     assert "compaction compress INPUT" in codes and "--context-length 8000" in codes
     assert "compression:" in codes and "enabled: true" in codes
+    # and the one line for each framework adapter, with the same settings
+    for adapter in ("CompactionMiddleware(", "compaction_capability(", "CompactionFilter("):
+        assert f"{adapter}CompactionConfig(context_length=8000" in codes
     assert any(best.label in str(s.value) for s in at.success)
     assert not any("wrote a summary" in str(i.value) for i in at.info)  # these points did
 

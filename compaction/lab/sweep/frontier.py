@@ -3,8 +3,9 @@
 A sweep of a hundred points is too many to read. Only the points that no other point beats on
 both savings and recall (the frontier) are worth considering, and for a savings target the user
 sets, one of them is the answer: the best recall that reaches the target. The snippets turn that
-answer into settings for the three places users put them: Python, the `compaction` CLI, and
-hermes-agent's `compression:` YAML section.
+answer into settings for the places users put them: Python, the `compaction` CLI,
+hermes-agent's `compression:` YAML section, and an agent built on LangChain, Pydantic AI or the
+OpenAI Agents SDK (the adapters' one line, `lab/adapter_snippets.py`).
 
 Points may be `SweepPoint`s or plain mappings with the same keys (what a chart or a stored sweep
 holds), so the app can call these on rows it reads back from the history.
@@ -19,6 +20,7 @@ from itertools import groupby
 from typing import Any, TypeVar
 
 from compaction.config import CompactionConfig
+from compaction.lab.adapter_snippets import adapter_snippets, config_expression
 
 P = TypeVar("P")
 
@@ -120,8 +122,7 @@ def non_default_fields(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _python(changed: Mapping[str, Any]) -> str:
-    arguments = ", ".join(f"{name}={value!r}" for name, value in changed.items())
-    return f"CompactionConfig({arguments})"
+    return config_expression(changed)
 
 
 def _cli(changed: Mapping[str, Any]) -> str:
@@ -158,17 +159,30 @@ def _yaml(config: CompactionConfig, changed: Mapping[str, Any]) -> str:
 
 
 def recommendation_snippets(point: Any) -> dict[str, str]:
-    """Ready-to-paste settings of `point`: "python", "cli" and "yaml" (only what differs from
-    the defaults, except the YAML, which always states hermes-agent's main keys)."""
+    """Ready-to-paste settings of `point`: "python", "cli", "yaml" and one per agent-framework
+    adapter (`adapter_snippets.ADAPTERS`): only what differs from the defaults, except the YAML,
+    which always states hermes-agent's main keys. A peer's point has no adapter snippets."""
     has_params = "params" in point if isinstance(point, Mapping) else hasattr(point, "params")
     params = dict(value_of(point, "params")) if has_params else {}
     peer_params = {name: value for name, value in params.items() if "." in name}
     if peer_params:
         return _peer_snippets(peer_params)
-    config_data = dict(value_of(point, "config"))
-    config = CompactionConfig.from_dict(config_data)
-    changed = non_default_fields(config_data)
-    return {"python": _python(changed), "cli": _cli(changed), "yaml": _yaml(config, changed)}
+    return config_snippets(CompactionConfig.from_dict(dict(value_of(point, "config"))))
+
+
+def config_snippets(
+    config: CompactionConfig, *, agent_model_summary: bool = False, focus: str | None = None
+) -> dict[str, str]:
+    """The snippets of `config` (the Inspect page's current settings, a sweep's point): the
+    adapters' with the agent's model writing the summary when `agent_model_summary`, and the
+    summary's `focus` when given."""
+    changed = non_default_fields(config.to_dict())
+    return {
+        "python": _python(changed),
+        "cli": _cli(changed),
+        "yaml": _yaml(config, changed),
+        **adapter_snippets(changed, agent_model_summary=agent_model_summary, focus=focus),
+    }
 
 
 def _peer_snippets(peer_params: Mapping[str, Any]) -> dict[str, str]:

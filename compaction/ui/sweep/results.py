@@ -21,6 +21,7 @@ from compaction.ui import nav
 from compaction.ui.conversation_link import link_params
 from compaction.ui.cost_views import loaded_model, render_dollars_axis
 from compaction.ui.params import CONFIG_KEYS, apply_sample_settings
+from compaction.ui.snippets_view import render_snippets
 from compaction.ui.state import get_loaded, make_loaded, set_loaded
 from compaction.ui.stored_run import HistoryUnavailable, history_call
 from compaction.ui.sweep.charts import frontier_scatter, heatmap, metric_lines
@@ -197,15 +198,7 @@ def _recommendation(sweep: Sweep, target: float) -> SweepPoint | None:
         f"Recommended for ≥ {target:g}% savings: **{best.label}** — saves "
         f"{best.savings_pct:.1f}%, probe recall {best.recall * 100:.1f}%."
     )
-    python, cli, yaml = st.tabs(["Python", "CLI", "hermes-agent YAML"])
-    with python:
-        st.code(
-            f"from compaction import CompactionConfig\n\n{snippets['python']}", language="python"
-        )
-    with cli:
-        st.code(snippets["cli"], language="bash")
-    with yaml:
-        st.code(snippets["yaml"], language="yaml")
+    render_snippets(snippets)
     return best
 
 
