@@ -8,6 +8,7 @@ when the script run is over and the charts and the message table are on screen. 
 
     .venv/bin/python benchmarks/bench_browser.py [n_messages]
     .venv/bin/python benchmarks/bench_browser.py --against PATH_OF_AN_OLDER_CHECKOUT [n_messages]
+    .venv/bin/python benchmarks/bench_browser.py --steps PATH_OF_AN_OLDER_CHECKOUT [n_messages]
     .venv/bin/python benchmarks/bench_browser.py --first-paint [PATH_OF_AN_OLDER_CHECKOUT]
 
 A first render is a first render only once per server, so the fresh server's render and the
@@ -356,6 +357,90 @@ def compare(other: Path, n_messages: int = 5_000) -> dict[str, float]:
     return ratios
 
 
+#: The picker's switches timed after Run all: (button, the heading its view shows).
+SWITCHES = (
+    ("5 · Cleanup", "Phase 5 · Cleanup and anti-thrash"),
+    ("1 · Prune", "Phase 1 · Prune old tool outputs"),
+)
+RUN_ALL = "Run all → every phase revealed, the page idle"
+SWITCH = "switch phase in the picker → its view drawn"
+
+
+def compare_steps(other: Path, n_messages: int = 900) -> dict[str, float]:
+    """Issue 34's figures of the app, this checkout against `other`: Run all on an uploaded
+    `n_messages` session, then switching the view in the phase picker (each of SWITCHES once a
+    tab). Both apps served at once, tabs alternating between them (as `compare`); each tab
+    uploads the session first (a new tab is a new session state; the upload is not timed), so
+    Run all computes the phases as a person's first click does, with the server's caches warm
+    from the tabs before, as on any server that has seen the file."""
+    workdir = Path(tempfile.mkdtemp(prefix="bench_browser_steps_"))
+    session = workdir / f"bench-{n_messages}.json"
+    messages = generate_session(n_messages)
+    session.write_text(json.dumps(messages), encoding="utf-8")
+    scripts = {"after": str(ROOT / "app.py"), "before": str(other.resolve() / "app.py")}
+    processes = []
+    urls: dict[str, str] = {}
+    runs: dict[tuple[str, str], list[float]] = {}
+
+    def tab(page: Page, url: str, version: str) -> None:
+        open_app(page, url, TIMEOUT_MS)
+        _settled(page)
+        _upload(page, session, len(messages))
+        started = time.perf_counter()
+        page.get_by_role("button", name="Run all").click()
+        picker = page.locator("[data-testid='stButtonGroup'] button")
+        picker.filter(has_text="6 · Fit").wait_for(timeout=TIMEOUT_MS)
+        wait_idle(page, TIMEOUT_MS)
+        runs.setdefault((RUN_ALL, version), []).append(time.perf_counter() - started)
+        for button, heading in SWITCHES:
+            started = time.perf_counter()
+            picker.filter(has_text=button).click()
+            page.get_by_role("heading", name=heading).wait_for(timeout=TIMEOUT_MS)
+            wait_idle(page, TIMEOUT_MS)
+            runs.setdefault((SWITCH, version), []).append(time.perf_counter() - started)
+
+    try:
+        for version, script in scripts.items():
+            folder = workdir / version
+            folder.mkdir()
+            process, server = start_app(folder, script=script)
+            processes.append(process)
+            urls[version] = server.url
+        with sync_playwright() as playwright:
+            browser = launch_chromium(playwright)
+            try:
+                for url in urls.values():  # imports, and the session's caches warm
+                    page = browser.new_page(viewport=VIEWPORT)
+                    tab(page, url, "warm-up")
+                    page.close()
+                for turn in range(AB_REPEATS):
+                    order = list(urls) if turn % 2 == 0 else list(reversed(urls))
+                    for version in order:
+                        page = browser.new_page(viewport=VIEWPORT)
+                        tab(page, urls[version], version)
+                        page.close()
+            finally:
+                browser.close()
+    finally:
+        for process in processes:
+            stop_app(process)
+        shutil.rmtree(workdir, ignore_errors=True)
+    ratios: dict[str, float] = {}
+    print(
+        f"\n{n_messages:,} messages, after ({ROOT}) against before ({other}), "
+        f"{AB_REPEATS} tabs each (median; wall seconds):",
+        flush=True,
+    )
+    for label in (RUN_ALL, SWITCH):
+        after = statistics.median(runs[(label, "after")])
+        before = statistics.median(runs[(label, "before")])
+        ratios[label] = after / before
+        print(f"  {ratios[label]:5.2f}×  {label}: {after:.2f} s after, {before:.2f} s before")
+        for version in ("after", "before"):
+            print(f"           {version}: {_spread(runs[(label, version)])}", flush=True)
+    return ratios
+
+
 FIRST_PAINT_TARGET_S = 1.5  # issue 33: the frame and the conversation's header, warm server
 PAINT_REPEATS = 5
 FRAME = "[data-testid='stSidebarNav']"
@@ -433,5 +518,7 @@ if __name__ == "__main__":
         first_paint(Path(args[1]) if len(args) > 1 else None)
     elif args[:1] == ["--against"] and len(args) >= 2:
         compare(Path(args[1]), int(args[2]) if len(args) > 2 else 5_000)
+    elif args[:1] == ["--steps"] and len(args) >= 2:
+        compare_steps(Path(args[1]), int(args[2]) if len(args) > 2 else 900)
     else:
         main(int(args[0]) if args else 5_000)

@@ -117,7 +117,13 @@ class Compactor:
         counts = self._counts if remember else self._counts[:counted]
         bounds = self._bounds if remember else self._bounds[:counted]
         del counts[counted:], bounds[counted:]
-        counts.extend([None] * (len(checked) - counted))
+        if remember:
+            # An agent appends a message and asks again: each is counted once, as it comes, and
+            # a decision adds up counts. (Bounds would settle few of its decisions: between one
+            # compaction and the next its context sits where they straddle the threshold.)
+            counts.extend(count_each(self.counter, checked[counted:]))
+        else:
+            counts.extend([None] * (len(checked) - counted))
         bounds.extend([None] * (len(checked) - counted))
         return checked, repairs, TokenTally(checked, self.counter, counts, bounds)
 

@@ -33,8 +33,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from compaction.formats.common import line_list
@@ -125,7 +127,7 @@ def measure(document: Document, conversations: Iterable[Conversation]) -> Covera
     """The share of `document`'s text found in the conversations' messages."""
     index = _index(_message_texts(conversations))
     coverage = Coverage()
-    for where, line, kind, record in _records(document):
+    for place, kind, record in _records(document):
         texts: list[str] = []
         _text_leaves(record, texts)
         if not texts:
@@ -138,6 +140,7 @@ def measure(document: Document, conversations: Iterable[Conversation]) -> Covera
         if any(hash(probe) in index for probe in probes):
             coverage.read_chars += size
         else:
+            where, line = place()  # found only for what is reported: a search of the file
             coverage.unread.append(Unread(where=where, kind=kind, chars=size, line=line))
     return coverage
 
@@ -145,33 +148,70 @@ def measure(document: Document, conversations: Iterable[Conversation]) -> Covera
 # -- the records of a source --------------------------------------------------------------------
 
 
-def _records(document: Document) -> Iterator[tuple[str, int | None, str, Any]]:
-    """(where, line, kind, record) for each unit of the source."""
+#: Where a record is: (where, line), worked out when called (see _records).
+Place = Callable[[], tuple[str, int | None]]
+
+
+def _records(document: Document) -> Iterator[tuple[Place, str, Any]]:
+    """(place, kind, record) for each unit of the source. A JSON record's place is found by
+    searching the file for its text, which costs a pass over the file per record: it is worked
+    out only for the records that are reported as unread (a read file has almost none)."""
     if document.kind == "jsonl":
         for line, record in zip(document.record_lines, document.records, strict=True):
-            yield f"line {line}", line, _kind(record), record
+            yield partial(_at_line, line), _kind(record), record
         return
+    lines = _Lines(document.text)
     if document.kind == "json":
         value = document.value
         prefix = ""
         if isinstance(value, dict):
             lists = [(key, item) for key, item in value.items() if isinstance(item, list)]
             if not lists:
-                yield "the document", None, _kind(value), value
+                yield partial(_whole_document), _kind(value), value
                 return
             # The largest array holds the conversation (`messages`, `history`, `trajectory`).
             prefix, value = max(lists, key=lambda pair: _size(pair[1]))
         for index, record in enumerate(value if isinstance(value, list) else [value]):
-            found = _line_of(document.text, record)
-            where = f"{prefix}[{index}]" + (f" (line {found})" if found is not None else "")
-            yield where, found, _kind(record), record
+            yield partial(_json_place, lines, prefix, index, record), _kind(record), record
         return
     start = 0
     for separator in [*_TEXT_BLOCK.finditer(document.text), None]:
         end = separator.start() if separator is not None else len(document.text)
-        number = document.text.count("\n", 0, start) + 1
-        yield f"line {number}", number, "text", document.text[start:end]
+        yield partial(_at_line, lines.number(start)), "text", document.text[start:end]
         start = separator.end() if separator is not None else end
+
+
+class _Lines:
+    """Line numbers of positions in a text: its newlines found once, each number a bisection
+    (counting the newlines before each record from the start again was quadratic)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._newlines: list[int] | None = None
+
+    def number(self, position: int) -> int:
+        """text.count("\\n", 0, position) + 1."""
+        if self._newlines is None:
+            text = self.text
+            found, at = [], text.find("\n")
+            while at >= 0:
+                found.append(at)
+                at = text.find("\n", at + 1)
+            self._newlines = found
+        return bisect_left(self._newlines, position) + 1
+
+
+def _at_line(line: int) -> tuple[str, int | None]:
+    return f"line {line}", line
+
+
+def _whole_document() -> tuple[str, int | None]:
+    return "the document", None
+
+
+def _json_place(lines: _Lines, prefix: str, index: int, record: Any) -> tuple[str, int | None]:
+    found = _line_of(lines, record)
+    return f"{prefix}[{index}]" + (f" (line {found})" if found is not None else ""), found
 
 
 def _kind(record: Any) -> str:
@@ -195,8 +235,9 @@ def _size(value: Any) -> int:
         return 0
 
 
-def _line_of(text: str, record: Any) -> int | None:
+def _line_of(lines: _Lines, record: Any) -> int | None:
     """The line of a JSON record in its file: where its first text value is written."""
+    text = lines.text
     if not text:
         return None
     texts: list[str] = []
@@ -205,7 +246,7 @@ def _line_of(text: str, record: Any) -> int | None:
         return None
     written = json.dumps(texts[0], ensure_ascii=False)[1:60]
     position = text.find(written)
-    return text.count("\n", 0, position) + 1 if position >= 0 else None
+    return lines.number(position) if position >= 0 else None
 
 
 def _text_leaves(value: Any, out: list[str]) -> None:

@@ -167,8 +167,13 @@ class TokenTally(Sequence[int]):
 
     def at_least(self, value: int, positions: Iterable[int] | None = None) -> bool:
         """sum(counts over `positions`) >= value, decided as exact counts decide it."""
-        chosen = range(len(self._exact)) if positions is None else positions
         exact = self._exact
+        if positions is None or (isinstance(positions, range) and positions.step == 1):
+            # A run of messages (nearly every decision): when all are counted, C adds them up.
+            run = exact if positions is None else exact[positions.start : positions.stop]
+            if None not in run:
+                return sum(run) >= value  # type: ignore[arg-type]
+        chosen = range(len(exact)) if positions is None else positions
         lower = 0
         unknown: list[int] = []
         for index in chosen:
