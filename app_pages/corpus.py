@@ -8,6 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 from compaction.errors import CompactionError
+from compaction.lab.corpus.records import ERROR
 from compaction.ui import corpus_views as views
 from compaction.ui.stored_run import HistoryUnavailable
 from compaction.ui.untrusted import md_escape
@@ -91,8 +92,20 @@ if failed:
         for f in failed[:FAILED_LISTED]
     )
     more = len(failed) - FAILED_LISTED
+    errors = sum(f.status == ERROR for f in failed)
+    # Said apart, so the count agrees with "Files in error": a README beside the sessions is
+    # not a session, not a failure.
+    others = len(failed) - errors
+    kinds = ", ".join(
+        part
+        for part in (
+            f"{errors} in error" if errors else "",
+            f"{others} not a session" if others else "",
+        )
+        if part
+    )
     st.warning(
-        f"{len(failed)} file(s) could not be read:\n\n{listed}"
+        f"{len(failed)} file(s) could not be read ({kinds}):\n\n{listed}"
         + (f"\n\n…and {more} more (tick *Only files in error*)." if more > 0 else "")
     )
 

@@ -42,6 +42,8 @@ def test_the_corpus_page_renders_the_corpus_scan(
     failed = page.locator("[data-testid='stAlert']").filter(has_text="could not be read")
     expect(failed).to_contain_text("corrupt-session.jsonl")
     expect(failed).to_contain_text("binary content")
+    # The shared corpus's README is not a session, said apart from the file in error.
+    expect(failed).to_contain_text("(1 in error, 1 not a session)")
     # The grid draws only its first screenful; the corrupt file's row leads it.
     expect(table.get_by_text("corrupt-session.jsonl", exact=False).first).to_be_attached()
     charts = page.locator("[data-testid='stPlotlyChart']")

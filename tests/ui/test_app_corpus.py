@@ -63,6 +63,7 @@ def test_a_scan_from_the_page_lists_every_file_and_a_corrupt_one_with_its_error(
     assert table.iloc[0]["file"] == "corrupt.jsonl"
     warned = [str(w.value) for w in at.warning if "could not be read" in str(w.value)]
     assert len(warned) == 1 and "corrupt.jsonl" in warned[0] and "binary content" in warned[0]
+    assert "(1 in error)" in warned[0]  # the same count as the "Files in error" metric
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Files in error"] == "1"
     assert metrics["Compactions (auto / manual)"] == "1 (0 / 1)"
