@@ -42,7 +42,6 @@ from langchain_core.messages.utils import convert_to_messages, convert_to_openai
 
 from compaction.cache import CompactionCache
 from compaction.config import CompactionConfig
-from compaction.integrations.recording import recorder_for
 from compaction.integrations.summarizing import FrameworkSummarizer
 from compaction.integrations.view import AdapterSettings, Views, conversation_key
 from compaction.messages import Message
@@ -243,13 +242,8 @@ class CompactionMiddleware(AgentMiddleware):  # type: ignore[misc]
             )
         elif summary_model is not None:
             summarizer = langchain_summarizer(summary_model)
-        self.settings = AdapterSettings(
-            config=config or CompactionConfig(),
-            summarizer=summarizer,
-            cache=cache or CompactionCache(),
-            recorder=recorder_for(record_to),
-            focus=focus,
-            span_attributes=dict(span_attributes or {}),
+        self.settings = AdapterSettings.from_options(
+            config, summarizer, cache, record_to, focus, span_attributes
         )
         self.views: Views[BaseMessage] = Views(
             LangChainCodec(), self.settings, persistent=False, max_conversations=max_conversations

@@ -38,7 +38,6 @@ from agents.run_config import CallModelData, ModelInputData
 
 from compaction.cache import CompactionCache
 from compaction.config import CompactionConfig
-from compaction.integrations.recording import recorder_for
 from compaction.integrations.summarizing import FrameworkSummarizer
 from compaction.integrations.view import AdapterSettings, Views, conversation_key
 from compaction.messages import Message
@@ -329,13 +328,8 @@ class CompactionFilter:
         if summary_model is not None:
             model = None if self._agent_model else summary_model
             self._model_summarizer = summarizer = agents_summarizer(model)
-        self.settings = AdapterSettings(
-            config=config or CompactionConfig(),
-            summarizer=summarizer,
-            cache=cache or CompactionCache(),
-            recorder=recorder_for(record_to),
-            focus=focus,
-            span_attributes=dict(span_attributes or {}),
+        self.settings = AdapterSettings.from_options(
+            config, summarizer, cache, record_to, focus, span_attributes
         )
         self.views: Views[Item] = Views(
             AgentsCodec(), self.settings, persistent=False, max_conversations=max_conversations

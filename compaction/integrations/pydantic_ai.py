@@ -54,7 +54,6 @@ from pydantic_ai.models import Model
 
 from compaction.cache import CompactionCache
 from compaction.config import CompactionConfig
-from compaction.integrations.recording import recorder_for
 from compaction.integrations.summarizing import FrameworkSummarizer
 from compaction.integrations.view import AdapterSettings, Views, conversation_key
 from compaction.messages import Message
@@ -359,13 +358,8 @@ class CompactionProcessor:
         if summary_model is not None:
             model = None if summary_model == "agent" else summary_model
             self._model_summarizer = summarizer = pydantic_ai_summarizer(model)
-        self.settings = AdapterSettings(
-            config=config or CompactionConfig(),
-            summarizer=summarizer,
-            cache=cache or CompactionCache(),
-            recorder=recorder_for(record_to),
-            focus=focus,
-            span_attributes=dict(span_attributes or {}),
+        self.settings = AdapterSettings.from_options(
+            config, summarizer, cache, record_to, focus, span_attributes
         )
         self.views: Views[ModelMessage] = Views(
             PydanticAICodec(), self.settings, persistent=True, max_conversations=max_conversations

@@ -32,6 +32,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from compaction.cache import CompactionCache
 from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
+from compaction.integrations.recording import recorder_for
 from compaction.messages import Message
 from compaction.result import CompactionResult
 from compaction.summarizers.base import Summarizer
@@ -74,6 +75,26 @@ class AdapterSettings:
     recorder: Recorder | None = None
     focus: str | None = None
     span_attributes: dict[str, str | int | float | bool] = field(default_factory=dict)
+
+    @classmethod
+    def from_options(
+        cls,
+        config: CompactionConfig | None,
+        summarizer: Summarizer | None,
+        cache: CompactionCache | None,
+        record_to: Any,
+        focus: str | None,
+        span_attributes: dict[str, str | int | float | bool] | None,
+    ) -> AdapterSettings:
+        """The settings from an adapter's keyword arguments (the same in every adapter)."""
+        return cls(
+            config=config or CompactionConfig(),
+            summarizer=summarizer,
+            cache=cache or CompactionCache(),
+            recorder=recorder_for(record_to),
+            focus=focus,
+            span_attributes=dict(span_attributes or {}),
+        )
 
     def compactor(self, key: str, framework: str) -> Compactor:
         compactor = Compactor(self.config, self.summarizer, cache=self.cache)
