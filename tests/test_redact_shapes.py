@@ -16,7 +16,7 @@ from compaction.cli import main
 from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.history import History
-from compaction.phases.summarize import build_prompt, serialize_turns
+from compaction.phases.summary_prompt import build_prompt, serialize_turns
 from compaction.summarizers.llm import LLMSummarizer
 from compaction.text.redact import REDACTED, redact, redact_messages
 

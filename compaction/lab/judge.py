@@ -24,7 +24,7 @@ from compaction.lab.evaluate import Evaluation
 from compaction.lab.judgement import QUESTIONS, JudgedStrategy, Judgement
 from compaction.lab.probes import Fact, normalise
 from compaction.litellm_loader import load_litellm
-from compaction.phases.summarize import serialize_turns
+from compaction.phases.summary_prompt import serialize_turns
 from compaction.summarizers.llm_errors import error_message
 from compaction.text.redact import redact
 

@@ -21,7 +21,7 @@ from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.formats import load_conversations
 from compaction.messages import parse_arguments
-from compaction.phases.summarize import build_prompt, serialize_turns
+from compaction.phases.summary_prompt import build_prompt, serialize_turns
 from compaction.summarizers.base import SummaryRequest
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.summary import parse_summary

@@ -9,12 +9,12 @@ from engine_helpers import assistant, call, calls, system, tool, user
 
 from compaction.config import CompactionConfig
 from compaction.errors import SummarizationError
-from compaction.phases.summarize import (
+from compaction.phases.summarize import summarize_phase
+from compaction.phases.summary_prompt import (
     TRUNCATION_MARK,
     build_prompt,
     cut_content,
     serialize_turns,
-    summarize_phase,
 )
 from compaction.result import Fate
 from compaction.summarizers.base import OnToken, StaticSummarizer, SummaryRequest

@@ -15,7 +15,7 @@ import pytest
 from llm_server import DEFAULT_SUMMARY, LLMServer
 
 from compaction.errors import ConfigError, SummarizationError, SummarizerUnavailable
-from compaction.phases.summarize import build_prompt, serialize_turns
+from compaction.phases.summary_prompt import build_prompt, serialize_turns
 from compaction.summarizers.base import StaticSummarizer, SummaryRequest
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.summarizers.factory import make_summarizer

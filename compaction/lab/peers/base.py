@@ -28,7 +28,7 @@ from compaction.messages import (
     last_user_index,
     mark_of,
 )
-from compaction.phases.summarize import build_prompt, serialize_turns
+from compaction.phases.summary_prompt import build_prompt, serialize_turns
 from compaction.result import CompactionResult, Fate
 from compaction.summarizers.base import Summarizer, SummaryRequest
 from compaction.summary import Summary, parse_summary, render_summary, strip_summary_prefix

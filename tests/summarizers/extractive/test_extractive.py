@@ -16,7 +16,7 @@ from compaction.compactor import Compactor
 from compaction.formats import load_conversations
 from compaction.lab.probes import mine_facts, recall
 from compaction.lab.strategies import config_for_target, head_tail
-from compaction.phases.summarize import build_prompt, serialize_turns
+from compaction.phases.summary_prompt import build_prompt, serialize_turns
 from compaction.summarizers.base import SummaryRequest
 from compaction.summarizers.extractive import ExtractiveSummarizer, as_stored
 from compaction.summarizers.extractive.budget import ACTIVE_TASK_CUT, ACTIVE_TASK_MAX_SHARE

@@ -12,7 +12,7 @@ from typing import Any
 from compaction.compactor import Compactor
 from compaction.config import CompactionConfig
 from compaction.formats import load_conversation
-from compaction.phases.summarize import build_prompt, serialize_turns
+from compaction.phases.summary_prompt import build_prompt, serialize_turns
 from compaction.summarizers.base import SummaryRequest
 from compaction.summarizers.extractive import ExtractiveSummarizer
 from compaction.summary import Summary, parse_summary
