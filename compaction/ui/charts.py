@@ -14,13 +14,14 @@ bars make slow.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import altair as alt
 
 from compaction.config import CompactionConfig
 from compaction.messages import Message, content_text, tool_calls
+from compaction.result import Fate
 from compaction.text.tool_output import format_tool_output
 from compaction.ui.binning import BAR_LIMIT, Bin, bin_size, make_bins
 from compaction.ui.palette import (
@@ -169,6 +170,7 @@ def message_chart(
     colors_by: str,
     roles: Sequence[str],
     limit: int = BAR_LIMIT,
+    pinned: Collection[int] = (),
 ) -> alt.LayerChart:
     """Tokens per message, coloured by region (or fate) with a legend that explains the colours.
 
@@ -176,7 +178,8 @@ def message_chart(
     messages there is one bar per message (`hover` holds each message's preview); above it, bars
     group consecutive messages. Every bar spans its messages on the message axis (start..end), so
     the axis reads in messages either way, and clicking a bar selects its first message (the
-    PICK selection, whose state is `{"pick": [{"start": N}]}`).
+    PICK selection, whose state is `{"pick": [{"start": N}]}`). Each message in `pinned` has a
+    pin marker above the bars, at its own position even where bars group messages.
     """
     rows = chart_rows(hover, tokens, labels, colors_by, roles, limit)
     names = label_names(colors_by)
@@ -229,7 +232,32 @@ def message_chart(
         )
         .add_params(pick)
     )
-    return alt.LayerChart(layer=[bars, targets]).properties(height=230)
+    layers: list[alt.Chart] = [bars]
+    if pinned:
+        layers.append(pin_markers(pinned, len(tokens)))
+    layers.append(targets)  # last: the click target stays on top
+    return alt.LayerChart(layer=layers).properties(height=230)
+
+
+def pin_markers(pinned: Collection[int], count: int) -> alt.Chart:
+    """A marker at the top of the chart over each pinned message (the middle of its slot on the
+    message axis), in the pinned fate's colour, its tooltip naming the message."""
+    rows = [
+        {"at": index + 0.5, "message": f"#{index}"}
+        for index in sorted(pinned)
+        if 0 <= index < count
+    ]
+    markers: alt.Chart = (
+        alt.Chart(alt.InlineData(values=rows))
+        .mark_point(shape="triangle-down", filled=True, size=70, opacity=1)
+        .encode(
+            x=alt.X("at:Q", title="message"),
+            y=alt.value(6),
+            color=alt.value(fate_color(Fate.PINNED)),
+            tooltip=[alt.Tooltip("message:N", title="pinned (kept verbatim)")],
+        )
+    )
+    return markers
 
 
 def chart_rows(

@@ -85,14 +85,15 @@ def _chart(
     _tokens: list[int],
     _labels: list[str],
     colors_by: str,
+    pinned: frozenset[int] = frozenset(),
 ) -> alt.LayerChart:
     # A chart is only read after it is built (st.altair_chart serialises its spec), so one per
-    # key is shared by every rerun: a slider move that keeps the cut rebuilds nothing.
+    # key (and pins) is shared by every rerun: a slider move that keeps the cut rebuilds nothing.
     grouped = bin_size(len(_messages)) > 1
     # A grouped chart has its own hover per bar: the per-message previews are not needed.
     hover = [] if grouped else _hover(hover_key, _messages, _tokens)
     roles = [str(message.get("role", "?")) for message in _messages]
-    return message_chart(hover, _tokens, _labels, colors_by, roles)
+    return message_chart(hover, _tokens, _labels, colors_by, roles, pinned=pinned)
 
 
 def message_chart_view(
@@ -103,11 +104,15 @@ def message_chart_view(
     labels: list[str],
     colors_by: str,
     key: str,
+    pinned: frozenset[int] = frozenset(),
 ) -> None:
-    """A per-message chart (grouped above the bar limit) whose clicked bar opens a message."""
+    """A per-message chart (grouped above the bar limit) whose clicked bar opens a message;
+    a marker over each pinned message."""
     assert settings.config is not None
     hover_key = f"{loaded.content_hash}|{settings.config.counter}|{settings.config.model}"
-    figure = _chart(chart_key, hover_key, loaded.messages, regions.tokens, labels, colors_by)
+    figure = _chart(
+        chart_key, hover_key, loaded.messages, regions.tokens, labels, colors_by, pinned
+    )
     st.altair_chart(
         figure, key=key, on_select=select_from_chart(key), selection_mode=PICK, width="stretch"
     )
@@ -284,7 +289,14 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
     chart_key = f"{loaded.content_hash}|{config.counter}|{config.model}"
     chart_key += f"|{regions.head_end}|{regions.tail_start}"  # the labels follow from the cut
     message_chart_view(
-        chart_key, loaded, settings, regions, regions.labels, "region", "message_chart"
+        chart_key,
+        loaded,
+        settings,
+        regions,
+        regions.labels,
+        "region",
+        "message_chart",
+        pinned=pinned.indexes,
     )
     fates = _fates_on_view(loaded, settings)
     table = _table(loaded, settings, regions)

@@ -141,7 +141,7 @@ def render_pinned_summary(pinned: PinnedMessages) -> None:
         more = f" and {len(pinned.indexes) - 30:,} more" if len(pinned.indexes) > 30 else ""
         st.caption(
             f"📌 **{len(pinned.indexes):,} pinned** (kept verbatim, never summarised or cut): "
-            f"{numbers}{more}"
+            f"{numbers}{more}; ▼ marks each on the chart"
         )
     for problem in pinned.unresolved:
         st.caption(f"📌 not kept: {md_escape(problem)}")

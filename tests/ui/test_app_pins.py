@@ -35,6 +35,12 @@ def test_a_message_pinned_from_the_list_is_kept_on_the_next_run() -> None:
         "pinned** (kept verbatim" in str(c.value) and f"#{target}" in str(c.value)
         for c in at.caption
     )
+    # The per-message chart marks it, at its own place on the message axis.
+    marked = [
+        c.proto for c in at.get("vega_lite_chart") if "pinned (kept verbatim)" in c.proto.spec
+    ]
+    assert len(marked) == 1
+    assert f"#{target}" in str(marked[0].datasets)  # the markers' rows (Arrow-encoded)
     click(at, "step_all")
     kept = dataframe_with(at, "why")
     why = dict(zip(kept["#"], kept["why"], strict=True))

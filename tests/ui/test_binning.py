@@ -86,3 +86,21 @@ def test_a_small_chart_keeps_one_bar_per_message_and_fate_legends_use_human_labe
     assert chart["params"][0]["name"] == PICK
     assert chart["params"][0]["select"]["fields"] == ["start"]
     assert grouping_caption(3, "fate") is None
+
+
+def test_pinned_messages_have_a_marker_at_their_own_place_even_where_bars_group_them() -> None:
+    count = 5_000  # grouped: several messages per bar
+    labels = ["head"] * 4 + ["middle"] * 4_000 + ["tail"] * 996
+    chart = message_chart([], [10] * count, labels, "region", ["user"] * count, pinned={7, 4_321})
+    spec = chart.to_dict()
+    markers = [layer for layer in spec["layer"] if layer["mark"].get("type") == "point"]
+    assert len(markers) == 1
+    rows = spec["datasets"][markers[0]["data"]["name"]]
+    assert rows == [{"at": 7.5, "message": "#7"}, {"at": 4_321.5, "message": "#4321"}]
+    assert markers[0]["encoding"]["tooltip"][0]["title"] == "pinned (kept verbatim)"
+    # The click target stays the top layer, so a marker never takes a bar's click.
+    assert spec["layer"][-1]["mark"] == {"type": "bar", "opacity": 0}
+    assert spec["params"][0]["name"] == PICK
+    # Without pins the chart is the bars and the targets alone.
+    plain = message_chart(["a", "b"], [1, 2], ["head", "tail"], "region", ["user"] * 2)
+    assert [layer["mark"]["type"] for layer in plain.to_dict()["layer"]] == ["bar", "bar"]
