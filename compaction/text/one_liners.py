@@ -31,8 +31,8 @@ _EXCEPTION_LINE = re.compile(
     r"(?m)^[ \t]*(?:E[ \t]{2,})?"
     r"((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b:?.*)$"
 )
-# Every _EXCEPTION_LINE names one of these words: a substring test spares most failed outputs
-# (a grep that found nothing, a missing file) the pattern's attempt at every line start.
+# Every _EXCEPTION_LINE names one of these words: the pattern is tried only on the lines that
+# hold one (_last_exception_line), never at every line start of a long log.
 _EXCEPTION_WORDS = ("Error", "Exception", "Exit", "Interrupt", "Failure")
 _TOTAL_COUNT = re.compile(r'"total_count"\s*:\s*(\d+)')
 #: A patch line names at most this many files, each cut to this many chars; the rest are
@@ -101,18 +101,37 @@ def error_evidence(output: str, code: int | None = None) -> str | None:
             return _cut(reported.strip(), 160) if reported is not None else None
         if not output[:200].lstrip().lower().startswith(_FAILURE_OPENINGS):
             return None
+    exception = _last_exception_line(output)
+    if exception is not None:
+        return _cut(exception.strip(), 160)
     last_failure = _last_failure_line(output)
-    exceptions = (
-        [line for line in _EXCEPTION_LINE.findall(output) if ":" in line]
-        if any(word in output for word in _EXCEPTION_WORDS)
-        else []
-    )
-    if exceptions:
-        return _cut(exceptions[-1].strip(), 160)
     if last_failure is not None:
         return _cut(last_failure.strip(), 160)
     lines = [line for line in output.splitlines() if line.strip()]
     return _cut(lines[-1].strip(), 160) if lines else None
+
+
+def _last_exception_line(output: str) -> str | None:
+    """The last exception line (_EXCEPTION_LINE's group) that holds a ":", or None.
+
+    Every such line names one of _EXCEPTION_WORDS, so the lines holding one are found by
+    literal scans from the end (at memory speed) and only those are matched, rather than
+    trying the pattern at every line start of a long log. A match never spans lines, so this
+    is the last of `_EXCEPTION_LINE.findall(output)` holding a ":". Each word's scan only moves
+    backwards (a word is looked for again only once its last find is passed): linear.
+    """
+    found = {word: output.rfind(word) for word in _EXCEPTION_WORDS}
+    while True:
+        position = max(found.values())
+        if position < 0:
+            return None
+        start = output.rfind("\n", 0, position) + 1
+        match = _EXCEPTION_LINE.match(output, start)
+        if match is not None and ":" in match.group(1):
+            return match.group(1)
+        for word, at in found.items():
+            if at >= start:  # on this line: look again before it (a word holds no newline)
+                found[word] = output.rfind(word, 0, start)
 
 
 # A line that reports an error as an event: an exception or `error:`/`fatal:` with its message,
