@@ -36,15 +36,16 @@ from compaction.tokens.tally import TokenTally, later_if, total_of
 TRUNCATION_SUFFIX = "...[truncated]"
 
 
-def _call_index(messages: Sequence[Message]) -> dict[int, tuple[str, str]]:
-    """Tool message index -> (tool name, arguments string) of the call it answers.
+def _call_index(messages: Sequence[Message]) -> dict[int, dict[str, Any]]:
+    """Tool message index -> the call it answers.
 
     A result answers the latest earlier call with its id that is still open: agents do reuse ids
     (tau-bench answers two different calls with one id), and a plain id -> call map would name the
-    second tool in the first result's one-line summary.
+    second tool in the first result's one-line summary. The calls themselves are kept: only the
+    results cut to one line need their tool's name and arguments.
     """
-    open_calls: dict[str, tuple[str, str]] = {}
-    index: dict[int, tuple[str, str]] = {}
+    open_calls: dict[str, dict[str, Any]] = {}
+    index: dict[int, dict[str, Any]] = {}
     for position, message in enumerate(messages):
         if message.get("role") == "tool":
             answered = open_calls.pop(str(message.get("tool_call_id")), None)
@@ -54,7 +55,7 @@ def _call_index(messages: Sequence[Message]) -> dict[int, tuple[str, str]]:
         for call in tool_calls(message):
             call_id = call.get("id")
             if isinstance(call_id, str):
-                open_calls[call_id] = (call_name(call), call_arguments(call))
+                open_calls[call_id] = call
     return index
 
 
@@ -177,16 +178,18 @@ def prune(
         content = message.get("content")
         if role == "tool" and index not in fates and isinstance(content, str):
             if len(content) > config.prune_min_chars and not is_already_pruned(content):
-                name, arguments = calls.get(index, ("unknown", ""))
+                call = calls.get(index)
+                name = "unknown" if call is None else call_name(call)
+                arguments = "" if call is None else call_arguments(call)
                 line = one_line_summary(name, arguments, content)
                 output[index] = {**message, "content": line}
                 fates[index] = Fate.CUT_TO_ONE_LINE
                 one_liners.append(
                     {"index": index, "tool": name, "line": line, "chars": len(content)}
                 )
-        elif role == "assistant" and tool_calls(message):
-            new_calls, changed = _shrink_calls(message, config, shrunk, index)
-            if changed:
+        elif role == "assistant":
+            new_calls = _shrink_calls(tool_calls(message), config, shrunk, index)
+            if new_calls is not None:
                 output[index] = {**message, "tool_calls": new_calls}
                 fates[index] = Fate.ARGUMENTS_SHORTENED
 
@@ -221,28 +224,31 @@ def prune(
 
 
 def _shrink_calls(
-    message: Message, config: CompactionConfig, shrunk: list[dict[str, Any]], index: int
-) -> tuple[list[dict[str, Any]], bool]:
-    new_calls = []
-    changed = False
-    for call in tool_calls(message):
+    calls: list[dict[str, Any]], config: CompactionConfig, shrunk: list[dict[str, Any]], index: int
+) -> list[dict[str, Any]] | None:
+    """The calls with their long arguments shortened, or None when none changed (most calls
+    are short: their message keeps its list, nothing is copied)."""
+    new_calls: list[dict[str, Any]] | None = None
+    for position, call in enumerate(calls):
         arguments = call_arguments(call)
-        if len(arguments) > config.args_max_chars:
-            smaller = shrink_arguments(arguments, config.args_keep_chars)
-            if smaller is not None and smaller != arguments:
-                call = {**call, "function": {**call["function"], "arguments": smaller}}
-                changed = True
-                shrunk.append(
-                    {
-                        "index": index,
-                        "tool_call_id": call.get("id"),
-                        "tool": call_name(call),
-                        "chars_before": len(arguments),
-                        "chars_after": len(smaller),
-                    }
-                )
-        new_calls.append(call)
-    return new_calls, changed
+        if len(arguments) <= config.args_max_chars:
+            continue
+        smaller = shrink_arguments(arguments, config.args_keep_chars)
+        if smaller is None or smaller == arguments:
+            continue
+        if new_calls is None:
+            new_calls = list(calls)
+        new_calls[position] = {**call, "function": {**call["function"], "arguments": smaller}}
+        shrunk.append(
+            {
+                "index": index,
+                "tool_call_id": call.get("id"),
+                "tool": call_name(call),
+                "chars_before": len(arguments),
+                "chars_after": len(smaller),
+            }
+        )
+    return new_calls
 
 
 def counts_after(
