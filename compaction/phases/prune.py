@@ -15,6 +15,7 @@ from typing import Any
 
 from compaction.cache import remembered
 from compaction.config import CompactionConfig
+from compaction.deferred import later_details
 from compaction.messages import (
     Message,
     call_arguments,
@@ -132,7 +133,8 @@ def prune(
     tail_start, _ = walk_tail(tokens, head_end, config)
     output = list(messages)
     fates: dict[int, str] = {}
-    dedupe_rows: list[dict[str, Any]] = []
+    # (index, its call id, kept index, kept call id, content) of each duplicate, newest first.
+    duplicates: list[tuple[int, Any, int, str | None, str]] = []
     one_liners: list[dict[str, Any]] = []
     shrunk: list[dict[str, Any]] = []
 
@@ -140,7 +142,8 @@ def prune(
     # copy stays).
     # Keyed by the text itself: Python caches a string's hash, so a re-run over the same
     # messages hashes nothing, where an MD5 of every output cost a pass over all of them. The MD5
-    # (the report's name for a duplicate) is computed only for the duplicates reported.
+    # (the report's name for a duplicate) is computed only for the duplicates reported, and only
+    # once the report is read (_dedupe_rows).
     newest: dict[str, tuple[int, str | None]] = {}
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
@@ -157,16 +160,7 @@ def prune(
         kept_index, kept_call = newest[content]
         output[index] = {**message, "content": DUPLICATE_MARKER}
         fates[index] = Fate.DEDUPLICATED
-        dedupe_rows.append(
-            {
-                "hash": content_digest(content),
-                "index": index,
-                "tool_call_id": message.get("tool_call_id"),
-                "kept_index": kept_index,
-                "kept_tool_call_id": kept_call,
-                "chars": len(content),
-            }
-        )
+        duplicates.append((index, message.get("tool_call_id"), kept_index, kept_call, content))
 
     calls = _call_index(messages)
     # 2. One-line summaries and 3. argument shrinking, outside the head and the protected tail.
@@ -202,6 +196,16 @@ def prune(
             for i in range(len(output))
         ),
     )
+    details: dict[str, Any] = {
+        "protected_head_end": head_end,
+        "protected_tail_start": tail_start,
+        "dedupe": [],
+        "summaries": one_liners,
+        "args_truncated": shrunk,
+        "deduplicated_count": len(duplicates),
+        "summarised_count": len(one_liners),
+        "args_truncated_count": len(shrunk),
+    }
     return PhaseResult(
         name="prune",
         messages=output,
@@ -209,18 +213,30 @@ def prune(
         tokens_before=total_of(tokens),
         tokens_after=tokens_after,
         fates=fates,
-        details={
-            "protected_head_end": head_end,
-            "protected_tail_start": tail_start,
-            "dedupe": sorted(dedupe_rows, key=lambda row: row["index"]),
-            "summaries": one_liners,
-            "args_truncated": shrunk,
-            "deduplicated_count": len(dedupe_rows),
-            "summarised_count": len(one_liners),
-            "args_truncated_count": len(shrunk),
-        },
+        details=(
+            later_details(details, {"dedupe": lambda: _dedupe_rows(duplicates)})
+            if duplicates
+            else details
+        ),
         duration_s=time.perf_counter() - started,
     )
+
+
+def _dedupe_rows(duplicates: list[tuple[int, Any, int, str | None, str]]) -> list[dict[str, Any]]:
+    """The report's rows of the duplicates, oldest first, each naming its output by MD5: only
+    a reader of the report needs the digests, so they wait for one (an agent that sends the
+    messages on never pays for them)."""
+    return [
+        {
+            "hash": content_digest(content),
+            "index": index,
+            "tool_call_id": call_id,
+            "kept_index": kept_index,
+            "kept_tool_call_id": kept_call,
+            "chars": len(content),
+        }
+        for index, call_id, kept_index, kept_call, content in reversed(duplicates)
+    ]
 
 
 def _shrink_calls(
