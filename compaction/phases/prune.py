@@ -37,29 +37,6 @@ from compaction.tokens.tally import TokenTally, later_if, total_of
 TRUNCATION_SUFFIX = "...[truncated]"
 
 
-def _call_index(messages: Sequence[Message]) -> dict[int, dict[str, Any]]:
-    """Tool message index -> the call it answers.
-
-    A result answers the latest earlier call with its id that is still open: agents do reuse ids
-    (tau-bench answers two different calls with one id), and a plain id -> call map would name the
-    second tool in the first result's one-line summary. The calls themselves are kept: only the
-    results cut to one line need their tool's name and arguments.
-    """
-    open_calls: dict[str, dict[str, Any]] = {}
-    index: dict[int, dict[str, Any]] = {}
-    for position, message in enumerate(messages):
-        if message.get("role") == "tool":
-            answered = open_calls.pop(str(message.get("tool_call_id")), None)
-            if answered is not None:
-                index[position] = answered
-            continue
-        for call in tool_calls(message):
-            call_id = call.get("id")
-            if isinstance(call_id, str):
-                open_calls[call_id] = call
-    return index
-
-
 # One-liners, digests and shrunk arguments are pure functions of their strings. Re-running with
 # other budgets meets mostly the same outputs again (the same string objects, whose hashes
 # Python keeps), so they are remembered in the running compaction's cache (cache.py): bounded
@@ -162,27 +139,38 @@ def prune(
         fates[index] = Fate.DEDUPLICATED
         duplicates.append((index, message.get("tool_call_id"), kept_index, kept_call, content))
 
-    calls = _call_index(messages)
     # 2. One-line summaries and 3. argument shrinking, outside the head and the protected tail.
-    for index in range(head_end, tail_start):
-        if index in pinned:
-            continue  # kept verbatim: the user pinned it
-        message = output[index]
+    # One walk from the start also finds the call each result answers: the latest earlier call
+    # with its id that is still open. Agents do reuse ids (tau-bench answers two different calls
+    # with one id), and a plain id -> call map would name the second tool in the first result's
+    # one-line summary.
+    open_calls: dict[str, dict[str, Any]] = {}
+    for index in range(tail_start):
+        message = messages[index]
         role = message.get("role")
-        content = message.get("content")
-        if role == "tool" and index not in fates and isinstance(content, str):
-            if len(content) > config.prune_min_chars and not is_already_pruned(content):
-                call = calls.get(index)
-                name = "unknown" if call is None else call_name(call)
-                arguments = "" if call is None else call_arguments(call)
-                line = one_line_summary(name, arguments, content)
-                output[index] = {**message, "content": line}
-                fates[index] = Fate.CUT_TO_ONE_LINE
-                one_liners.append(
-                    {"index": index, "tool": name, "line": line, "chars": len(content)}
-                )
-        elif role == "assistant":
-            new_calls = _shrink_calls(tool_calls(message), config, shrunk, index)
+        if role == "tool":
+            call = open_calls.pop(str(message.get("tool_call_id")), None)
+            if index < head_end or index in pinned or index in fates:
+                continue  # the head, a pinned result (kept verbatim), a duplicate
+            content = message.get("content")
+            if not isinstance(content, str) or len(content) <= config.prune_min_chars:
+                continue
+            if is_already_pruned(content):
+                continue
+            name = "unknown" if call is None else call_name(call)
+            arguments = "" if call is None else call_arguments(call)
+            line = one_line_summary(name, arguments, content)
+            output[index] = {**message, "content": line}
+            fates[index] = Fate.CUT_TO_ONE_LINE
+            one_liners.append({"index": index, "tool": name, "line": line, "chars": len(content)})
+            continue
+        calls = tool_calls(message)
+        for call in calls:
+            call_id = call.get("id")
+            if isinstance(call_id, str):
+                open_calls[call_id] = call
+        if role == "assistant" and calls and index >= head_end and index not in pinned:
+            new_calls = _shrink_calls(calls, config, shrunk, index)
             if new_calls is not None:
                 output[index] = {**message, "tool_calls": new_calls}
                 fates[index] = Fate.ARGUMENTS_SHORTENED
