@@ -10,6 +10,7 @@ template, because a summary line that could crash would take the whole compactio
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from compaction.summary import STATIC_MARKER_START
@@ -112,26 +113,42 @@ def error_evidence(output: str, code: int | None = None) -> str | None:
 
 
 def _last_exception_line(output: str) -> str | None:
-    """The last exception line (_EXCEPTION_LINE's group) that holds a ":", or None.
+    """The last exception line (_EXCEPTION_LINE's group) that holds a ":", or None: the last
+    of `_EXCEPTION_LINE.findall(output)` holding one."""
+    match = _last_line_matching(
+        output, _EXCEPTION_LINE, _EXCEPTION_WORDS, lambda found: ":" in found.group(1)
+    )
+    return match.group(1) if match is not None else None
 
-    Every such line names one of _EXCEPTION_WORDS, so the lines holding one are found by
-    literal scans from the end (at memory speed) and only those are matched, rather than
-    trying the pattern at every line start of a long log. A match never spans lines, so this
-    is the last of `_EXCEPTION_LINE.findall(output)` holding a ":". Each word's scan only moves
-    backwards (a word is looked for again only once its last find is passed): linear.
+
+def _last_line_matching(
+    output: str,
+    pattern: re.Pattern[str],
+    words: tuple[str, ...],
+    accept: Callable[[re.Match[str]], bool] = lambda found: True,
+    end: int | None = None,
+) -> re.Match[str] | None:
+    """The last match of `pattern` at a line start of `output[:end]` that `accept`s, where
+    every match of the pattern lies within one line and holds one of `words`.
+
+    The lines holding a word are found by literal scans from the end (at memory speed) and only
+    those are matched, rather than trying the pattern at every line start of a long log: the
+    last match findall would list. Each word's scan only moves backwards (a word is looked for
+    again only once its last find is passed), so the whole search is linear.
     """
-    found = {word: output.rfind(word) for word in _EXCEPTION_WORDS}
+    limit = len(output) if end is None else end
+    found = [output.rfind(word, 0, limit) for word in words]  # each word's last place
     while True:
-        position = max(found.values())
+        position = max(found)
         if position < 0:
             return None
         start = output.rfind("\n", 0, position) + 1
-        match = _EXCEPTION_LINE.match(output, start)
-        if match is not None and ":" in match.group(1):
-            return match.group(1)
-        for word, at in found.items():
+        match = pattern.match(output, start)
+        if match is not None and accept(match):
+            return match
+        for number, at in enumerate(found):
             if at >= start:  # on this line: look again before it (a word holds no newline)
-                found[word] = output.rfind(word, 0, start)
+                found[number] = output.rfind(words[number], 0, start)
 
 
 # A line that reports an error as an event: an exception or `error:`/`fatal:` with its message,
@@ -143,16 +160,22 @@ _REPORTED = re.compile(
 _REPORTED_WORDS = ("Error: ", "Exception: ", "error: ", "fatal: ", "]: ", "FAILED", "Traceback")
 
 
+_NAMED_WORDS = ("Error: ", "Exception: ")
+
+
 def _reported_error(output: str) -> str | None:
-    """The last line that reports an error (an exception line first), or None."""
-    if not any(word in output for word in _REPORTED_WORDS):
+    """The last line that reports an error (one naming an exception first: "Error: " or
+    "Exception: "), or None. Every such line holds one of _REPORTED_WORDS: only those lines
+    are matched (_last_line_matching), from the end."""
+    last = _last_line_matching(output, _REPORTED, _REPORTED_WORDS)
+    if last is None:
         return None
-    found = _REPORTED.findall(output)
-    if not found:
-        return None
-    named = [line for line in found if any(word in line for word in ("Error: ", "Exception: "))]
-    chosen: str = (named or found)[-1]
-    return chosen
+    line = last.group(0)
+    if any(word in line for word in _NAMED_WORDS):
+        return line
+    # A later line reported an error without naming one: the last line that names one wins.
+    named = _last_line_matching(output, _REPORTED, _NAMED_WORDS, end=last.start())
+    return named.group(0) if named is not None else line
 
 
 _FAILURE_WORDS = ("error", "exception", "traceback", "failed", "fatal")
