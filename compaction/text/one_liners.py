@@ -62,22 +62,26 @@ def _as_text(value: Any) -> str:
 
 def exit_code(output: str) -> int | None:
     """The exit code an output reports (`"exit_code": N`, `exit code N`, `exit status N`,
-    `exited with code N`)."""
+    `exited with code N`, `exited with status N`)."""
     match = _EXIT_JSON.search(output) or (
         _EXIT_TEXT.search(output) if _may_say_exit(output) else None
     )
     return int(match.group(1)) if match else None
 
 
+#: Every match of _EXIT_TEXT opens with one of these (lower-cased).
+_EXIT_PHRASES = ("exit code", "exit status", "exited with code", "exited with status")
+
+
 def _may_say_exit(output: str) -> bool:
     """False only where _EXIT_TEXT cannot match: an ASCII output whose lower-cased text holds
-    neither "exit code" nor "exit status". The pattern, case-insensitive and opening on a word
-    boundary, is tried at every position (some 40 ns a character); most outputs never say it.
+    none of _EXIT_PHRASES. The pattern, case-insensitive and opening on a word boundary, is
+    tried at every position (some 40 ns a character); most outputs never say it.
     Outside ASCII, case folding is wider than lower(), so the pattern decides."""
     if not output.isascii():
         return True
     lowered = output.lower()
-    return "exit code" in lowered or "exit status" in lowered or "exited with code" in lowered
+    return any(phrase in lowered for phrase in _EXIT_PHRASES)
 
 
 def line_count(text: str) -> int:
