@@ -195,13 +195,20 @@ _FAILURE_WORDS = ("error", "exception", "traceback", "failed", "fatal")
 _FAILURE_OPENINGS = ("<tool_use_error>", "error", "fatal", "traceback", "exception", "failed")
 
 
+#: Outside ASCII, the only characters that _FAILURE_WORD matches to a letter of its words
+#: (İ and ı as "i", the Kelvin sign as "k"), and the only ones lower() lengthens (İ) or turns
+#: into ASCII (İ, the Kelvin sign): in an output holding none of them, lower() keeps every
+#: position and makes no word the pattern would not match.
+_FAILURE_FOLDS = ("\u0130", "\u0131", "\u212a")
+
+
 def _last_failure_line(output: str) -> str | None:
     """The last line mentioning an error or failure: found by a literal scan (fast), then the
     surrounding line cut out, rather than matching `^.*word.*$` at every line start."""
-    if output.isascii():
+    if output.isascii() or not any(char in output for char in _FAILURE_FOLDS):
         # No word overlaps another (none ends with a letter another begins with), so the last
-        # match of _FAILURE_WORD is the rightmost occurrence of any word; for ASCII text
-        # `lower()` keeps every position, and `rfind` runs at memory speed where the
+        # match of _FAILURE_WORD is the rightmost occurrence of any word; `lower()` keeps every
+        # position here (_FAILURE_FOLDS), and `rfind` runs at memory speed where the
         # case-insensitive regular expression stepped through every character.
         lowered = output.lower()
         starts = [(lowered.rfind(word), word) for word in _FAILURE_WORDS]
@@ -209,7 +216,7 @@ def _last_failure_line(output: str) -> str | None:
         if position < 0:
             return None
         first, after = position, position + len(word)
-    else:  # case folding can change lengths outside ASCII: the regular expression decides
+    else:  # case folding changes lengths or letters here: the regular expression decides
         last = None
         for last in _FAILURE_WORD.finditer(output):  # noqa: B007 - only the last match counts
             pass
