@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from compaction.cache import remembered
 from compaction.messages import parse_arguments
 from compaction.summarizers.extractive import text as tx
-from compaction.summarizers.extractive.definitions import definitions
+from compaction.summarizers.extractive.definitions import definition_paths, definitions
 from compaction.summarizers.extractive.findings import (
     ERROR_LINES_PER_FAILURE,
     command_key,
@@ -196,8 +196,9 @@ class CallFacts(NamedTuple):
     effect: CommandEffect | None
     targets: tuple[str, ...] = ()  # a test command's targets: what a success must cover
     exit_code: int | None = None
-    #: (path, what it defines) for the text the call wrote (definitions.py)
-    defines: tuple[tuple[str, str], ...] = ()
+    #: The paths of the texts the call wrote (definitions.definition_paths): what they define
+    #: is read only when one of those files still has room in Relevant Files (call_definitions)
+    defines_in: tuple[str, ...] = ()
 
 
 def _kind(name: str, arguments: dict[str, Any]) -> str | None:
@@ -315,7 +316,9 @@ def _call_facts(name: str, raw: str, output: str | None, one_liner: str | None) 
     if output is None:
         line = summarize_tool_output(name, shown, "").split(" (", 1)[0]
         line = line.split(" -> ", 1)[0] + " (no result yet)"
-        return CallFacts(*head, True, line, False, "", (), None, defines=_defines(arguments))
+        return CallFacts(
+            *head, True, line, False, "", (), None, defines_in=definition_paths(arguments)
+        )
     seen = window(output)
     # Most outputs never mention an exit code; a substring test spares them the regex.
     code = exit_code(seen) if "xit" in seen or "XIT" in seen else None
@@ -330,13 +333,8 @@ def _call_facts(name: str, raw: str, output: str | None, one_liner: str | None) 
     targets = command_targets(command) if command and is_test_command(command) else ()
     if code is None and kind == "terminal":
         code = exit_status(seen[:2_000]) if "xit" in seen else None
-    defines = () if failed else _defines(arguments)  # a failed write defined nothing
-    return CallFacts(*head, False, line, failed, key, errors, effect, targets, code, defines)
-
-
-def _defines(arguments: dict[str, Any]) -> tuple[tuple[str, str], ...]:
-    """What the text a call wrote defines; a code-mode cell's calls are read inside it."""
-    return definitions(arguments)
+    defines_in = () if failed else definition_paths(arguments)  # a failed write defined nothing
+    return CallFacts(*head, False, line, failed, key, errors, effect, targets, code, defines_in)
 
 
 _JSON_ESCAPES = (("\\n", "\n"), ("\\t", "\t"), ('\\"', '"'))
@@ -381,6 +379,15 @@ def call_facts(name: str, raw: str, output: str | None, one_liner: str | None) -
         weight,
         lambda: _call_facts(name, raw, output, one_liner),
     )
+
+
+def call_definitions(raw: str) -> tuple[tuple[str, str], ...]:
+    """(path, what it defines) for the texts a call with these arguments wrote (definitions.py).
+
+    Apart from call_facts because a file's line lists only its first few definitions: once
+    they are known, reading a later write's signatures changes nothing, and in a long session
+    most writes go to files already full (at 5,000 generated messages, 231 of 364)."""
+    return remembered(("definitions", raw), len(raw), lambda: definitions(parse_arguments(raw)))
 
 
 def output_identifiers(output: str) -> Identifiers:
