@@ -256,9 +256,19 @@ def _todo(name: str, arguments: dict[str, Any]) -> tuple[str, tuple[str, ...]] |
     return line, tuple(pending)
 
 
+class _Writes(NamedTuple):
+    """The files a call touches as its arguments say: `touches` in order, then the files it
+    wrote (`written`), whose verb is `written_verb` or, for a whole file, its output's word."""
+
+    touches: tuple[tuple[str, str], ...]
+    modified: tuple[str, ...]
+    written: tuple[str, ...] = ()
+    written_verb: str | None = None  # None: "created" when the output says so, else "written"
+
+
 def _touched(
-    name: str, kind: str | None, arguments: dict[str, Any], raw: str, command: str | None, out: str
-) -> tuple[list[tuple[str, str]], list[str]]:
+    name: str, kind: str | None, arguments: dict[str, Any], raw: str, command: str | None
+) -> _Writes:
     """The files a call read, searched, wrote, deleted or named in its command, in order."""
     touches: list[tuple[str, str]] = []
     modified: list[str] = []
@@ -275,66 +285,95 @@ def _touched(
             touches.append((target, verb))
             if changes(verb):
                 modified.append(target)
-        return touches, modified
+        return _Writes(tuple(touches), tuple(modified))
     patch = arguments.get("input") or arguments.get("patch")
     if isinstance(patch, str) and "*** Begin Patch" in patch:
         for target, verb in patch_effects(patch):
             touches.append((target, verb))
             modified.append(target)
-        return touches, modified
-    written = written_paths(name, arguments, raw)
+        return _Writes(tuple(touches), tuple(modified))
+    written = tuple(written_paths(name, arguments, raw))
     creating = tool_kind(name) == "editor" and arguments.get("command") == "create"
-    for path_written in written:
-        if kind == "write_file" or creating:
-            verb = "created" if "created" in out[:200].lower() else "written"
-        else:
-            verb = "edited"
-        touches.append((path_written, verb))
-        modified.append(path_written)
-    return touches, modified
+    written_verb = None if kind == "write_file" or creating else "edited"
+    return _Writes(tuple(touches), tuple(modified) + written, written, written_verb)
 
 
-def _call_facts(name: str, raw: str, output: str | None, one_liner: str | None) -> CallFacts:
+class _ArgumentFacts(NamedTuple):
+    """What a call's name and arguments say, whatever its output: an agent runs the same test
+    command and reads the same file again and again, so these are read once per distinct call
+    (call_facts reads the output's part per output)."""
+
+    kind: str | None
+    command: str | None
+    todo: tuple[str, tuple[str, ...]] | None
+    writes: _Writes
+    identifiers: Identifiers
+    key: str  # what a later success must match to resolve a failure
+    targets: tuple[str, ...]
+    defines_in: tuple[str, ...]
+
+
+def _argument_facts(name: str, raw: str) -> _ArgumentFacts:
     arguments = parse_arguments(raw)
     kind = _kind(name, arguments)
     command: str | None = None
-    # The one-liner reads the command out of every call shape itself (tool_calls), a code-mode
-    # cell's further commands too ("(+1 more)"): it gets the arguments as they are.
-    shown = arguments
     if kind == "terminal":
         command = command_text(arguments).strip()
-    touches, modified = _touched(name, kind, arguments, raw, command, output or "")
+    return _ArgumentFacts(
+        kind,
+        command,
+        _todo(name, arguments),
+        _touched(name, kind, arguments, raw, command),
+        _identifiers(window(raw, IDENTIFIER_WINDOW_CHARS), prose=True),
+        command_key(command) if command else f"{kind or name}:{_path_argument(arguments)}",
+        command_targets(command) if command and is_test_command(command) else (),
+        definition_paths(arguments),
+    )
+
+
+def argument_facts(name: str, raw: str) -> _ArgumentFacts:
+    return remembered(("call arguments", name, raw), len(raw), lambda: _argument_facts(name, raw))
+
+
+def _call_facts(name: str, raw: str, output: str | None, one_liner: str | None) -> CallFacts:
+    known = argument_facts(name, raw)
+    kind, command, writes = known.kind, known.command, known.writes
+    touches = writes.touches
+    if writes.written:
+        said = "created" if "created" in (output or "")[:200].lower() else "written"
+        touches += tuple((path, writes.written_verb or said) for path in writes.written)
     head = (
         kind,
         command,
         name in TODO_TOOLS,
-        _todo(name, arguments),
-        tuple(touches),
-        tuple(modified),
-        _identifiers(window(raw, IDENTIFIER_WINDOW_CHARS), prose=True),
+        known.todo,
+        touches,
+        writes.modified,
+        known.identifiers,
     )
+    # The one-liner reads the command out of every call shape itself (tool_calls), a code-mode
+    # cell's further commands too ("(+1 more)"): it gets the arguments as they are. Phase 1 has
+    # written it for most outputs; the arguments are parsed again only where it has not.
     if output is None:
-        line = summarize_tool_output(name, shown, "").split(" (", 1)[0]
+        line = summarize_tool_output(name, parse_arguments(raw), "").split(" (", 1)[0]
         line = line.split(" -> ", 1)[0] + " (no result yet)"
-        return CallFacts(
-            *head, True, line, False, "", (), None, defines_in=definition_paths(arguments)
-        )
+        return CallFacts(*head, True, line, False, "", (), None, defines_in=known.defines_in)
     seen = window(output)
     # Most outputs never mention an exit code; a substring test spares them the regex.
     code = exit_code(seen) if "xit" in seen or "XIT" in seen else None
     failed = _failed(kind, seen, code)
-    line = one_liner or summarize_tool_output(name, shown, output)
+    line = one_liner or summarize_tool_output(name, parse_arguments(raw), output)
     if code is None and " -> exit ?" in line:  # say what the output showed instead of "?"
         line = line.replace(" -> exit ?", " -> failed" if failed else " -> no error seen", 1)
-    key = command_key(command) if command else f"{kind or name}:{_path_argument(arguments)}"
     text = _decoded(seen)
     errors = tuple(failure_lines(text)) if failed else ()
     effect = command_effect(command, text, code, failed) if command else None
-    targets = command_targets(command) if command and is_test_command(command) else ()
     if code is None and kind == "terminal":
         code = exit_status(seen[:2_000]) if "xit" in seen else None
-    defines_in = () if failed else definition_paths(arguments)  # a failed write defined nothing
-    return CallFacts(*head, False, line, failed, key, errors, effect, targets, code, defines_in)
+    defines_in = () if failed else known.defines_in  # a failed write defined nothing
+    return CallFacts(
+        *head, False, line, failed, known.key, errors, effect, known.targets, code, defines_in
+    )
 
 
 _JSON_ESCAPES = (("\\n", "\n"), ("\\t", "\t"), ('\\"', '"'))
