@@ -242,9 +242,9 @@ def check_item(
             flags.append(f"cites #{index} ({kinds}); {section} takes {describe_kinds(section)}")
     stated = claims(item.text) if cited else []
     own_words_checked = bool(cited) and verbatim and section in _OWN_WORDS and not carried
-    # The cited texts are joined only for a line that states something to look up in them: most
-    # lines (a decision in prose, a plan step) state no exact string, and joining and
-    # normalising their cited messages (tool outputs of many KB) was most of the check's cost.
+    # The pool (every cited message with its tool group: outputs of many KB, normalised) is
+    # built only for a claim that no cited message's own text holds, or for the own-words
+    # check; building it for every item was half of the check's cost.
     if stated or own_words_checked:
         where = ", ".join(f"#{index}" for index in cited[:3])
         pool: str | None = None
