@@ -19,11 +19,34 @@ SENTENCE_MAX_CHARS = 240
 CONSTRAINT_MAX_CHARS = 400
 _CODE_FENCE = re.compile(r"```.*?(?:```|$)", re.S)
 
-_DECISION = re.compile(
-    r"\b(?:I'll use|I will use|we'll use|we will use|let's use|use \S+ instead|instead of|"
+
+class _AnyCase:
+    """A case-insensitive pattern, searched as a case-sensitive one in the lower-cased text
+    wherever that decides the same: twice as fast on a sentence (the engine folds the case of
+    every character it compares, at every position of a pattern that fails on most sentences).
+
+    On ASCII text `lower()` changes only A-Z, one for one, and the pattern's literals are
+    lower-case, so a match in the lower-cased text is a case-insensitive match in the text and
+    back. Outside ASCII, case folding reaches further (the Kelvin sign matches "k", "İ" lowers
+    to two characters), so such text gets the case-insensitive pattern itself."""
+
+    def __init__(self, pattern: str) -> None:
+        # Escapes (\S, \b) keep their case; every literal letter must be lower-case.
+        if any(char.isupper() for char in re.sub(r"\\.", "", pattern)):
+            raise ValueError(f"an upper-case literal in {pattern!r}")
+        self.folded = re.compile(pattern, re.I)
+        self.lowered = re.compile(pattern)
+
+    def found(self, text: str) -> bool:
+        if text.isascii():
+            return self.lowered.search(text.lower()) is not None
+        return self.folded.search(text) is not None
+
+
+_DECISION = _AnyCase(
+    r"\b(?:i'll use|i will use|we'll use|we will use|let's use|use \S+ instead|instead of|"
     r"rather than|decided|decide to|decision|going with|go with|chose|choose|opted|opt for|"
-    r"because|switch(?:ed|ing)? to|the approach|the fix is|the cause is|root cause)\b",
-    re.I,
+    r"because|switch(?:ed|ing)? to|the approach|the fix is|the cause is|root cause)\b"
 )
 _INTENT = re.compile(
     r"^(?:now,? )?(?:let me|let's|i'll|i will|i'm going to|i am going to|next,? i|"
@@ -127,34 +150,32 @@ def first_sentences(text: str, count: int = 2, limit: int = 400) -> str:
 
 # A choice or a refusal the assistant states with its reason ("Since it has been more than 24
 # hours, I am unable to cancel this reservation."): what the next window must not undo or redo.
-_DECIDER = re.compile(
-    r"\b(?:I'll|I will|let's|let me(?! know)|I'm going to|I am going to|"
-    r"I (?:cannot|can't|am unable to|won't|will not|am not able to)|"
-    r"we (?:cannot|can't|won't|will not)|(?:is|are) not (?:possible|allowed|eligible))\b",
-    re.I,
+_DECIDER = _AnyCase(
+    r"\b(?:i'll|i will|let's|let me(?! know)|i'm going to|i am going to|"
+    r"i (?:cannot|can't|am unable to|won't|will not|am not able to)|"
+    r"we (?:cannot|can't|won't|will not)|(?:is|are) not (?:possible|allowed|eligible))\b"
 )
-_REASON = re.compile(
-    r"\b(?:because|since|so that|given that|as it|as the|to avoid|in order to|due to)\b", re.I
+_REASON = _AnyCase(
+    r"\b(?:because|since|so that|given that|as it|as the|to avoid|in order to|due to)\b"
 )
 
 
 def is_decision(sentence: str) -> bool:
     if len(sentence) < 20:
         return False
-    if _DECISION.search(sentence) is not None:
+    if _DECISION.found(sentence):
         return True
-    return _DECIDER.search(sentence) is not None and _REASON.search(sentence) is not None
+    return _DECIDER.found(sentence) and _REASON.found(sentence)
 
 
 # A decision that names its object only by pointing back ("I'll go with option 3.", "I'll use
 # that alias") means nothing once the sentence before it is gone.
 # `(?<!\w)` is `\b` here, as every alternative starts with a letter; the engine tries the
 # lookbehind faster, and this pattern fails on most sentences, after trying every position.
-_POINTS_BACK = re.compile(
+_POINTS_BACK = _AnyCase(
     r"(?<!\w)(?:use|go with|going with|went with|choose|chose|opt for|opted for|pick|picked|"
     r"switch to|stick with|keep|decided on|take)\s+(?:that|this|it|these|those|them|"
-    r"option \d+|#\d+|the (?:first|second|third|last|former|latter|above|same)|one)\b",
-    re.I,
+    r"option \d+|#\d+|the (?:first|second|third|last|former|latter|above|same)|one)\b"
 )
 DEICTIC_MAX_CHARS = 100
 
@@ -167,7 +188,7 @@ def decisions(found: list[str]) -> list[str]:
     for position, sentence in enumerate(found):
         if not is_decision(sentence):
             continue
-        if len(sentence) <= DEICTIC_MAX_CHARS and _POINTS_BACK.search(sentence):
+        if len(sentence) <= DEICTIC_MAX_CHARS and _POINTS_BACK.found(sentence):
             if position == 0:
                 continue
             sentence = cut_text(f"{found[position - 1]} → {sentence}", SENTENCE_MAX_CHARS + 100)

@@ -184,13 +184,38 @@ def test_a_text_without_digits_gives_what_the_full_scan_gives() -> None:
 
 
 def test_points_back_reads_as_its_word_boundary_definition() -> None:
-    plain = re.compile(r"\b" + tx._POINTS_BACK.pattern.removeprefix(r"(?<!\w)"), re.I)
+    plain = re.compile(r"\b" + tx._POINTS_BACK.folded.pattern.removeprefix(r"(?<!\w)"), re.I)
     pieces = ["use", "reuse", " ", "that", "it", "go with", "option 3", "#4", "the same", "é", "_"]
     pieces += ["ſ", "K", "I'll ", "keep", "Take", "\n", "x", "one", "the first"]
     rng = random.Random(1912)
     for _ in range(3_000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
-        assert bool(tx._POINTS_BACK.search(text)) == bool(plain.search(text)), text
+        assert tx._POINTS_BACK.found(text) == bool(plain.search(text)), text
+
+
+def test_decision_patterns_read_in_the_lower_cased_text_decide_as_case_insensitive() -> None:
+    # is_decision and decisions search ASCII sentences case-sensitively in their lower-cased
+    # text: the same verdict as the case-insensitive pattern on the sentence, whatever the case,
+    # and text outside ASCII (the Kelvin sign, İ, ı, ſ fold into ASCII letters) keeps the latter.
+    pieces = ["I'LL USE", "i'll use", "We Will", "Use", " ", "x", "Instead", "of", "Rather Than"]
+    pieces += ["DECIDED", "Because", "since", "As It", "Let Me", " know", "I CANNOT", "So That"]
+    pieces += ["Go With", "THAT", "Option 7", "#2", "The Same", "one", "\u212a", "İ", "ı", "ſ"]
+    pieces += ["é", "_", "-", "\n", "Keep", "it", "switchED to", "The Fix Is", "isn't", "ARE NOT"]
+    pieces += ["possible", "Ɐ", "ǅ"]
+    rng = random.Random(3407)
+    patterns = (tx._DECISION, tx._DECIDER, tx._REASON, tx._POINTS_BACK)
+    matched = 0
+    for _ in range(4_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        for pattern in patterns:
+            expected = pattern.folded.search(text) is not None
+            assert pattern.found(text) == expected, (pattern.folded.pattern, text)
+            matched += expected
+    assert matched > 300  # the pieces do make matches, in every case
+    assert tx.is_decision("Since the fare is non-refundable, I CANNOT cancel this booking.")
+    assert tx.decisions(["Option 3 keeps the API stable.", "I'LL GO WITH OPTION 3."]) == [
+        "Option 3 keeps the API stable. → I'LL GO WITH OPTION 3."
+    ]
 
 
 def test_the_failure_gates_never_hide_a_match() -> None:
