@@ -247,3 +247,23 @@ def test_exit_code_reads_what_its_patterns_read() -> None:
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         match = tool_summaries._EXIT_JSON.search(text) or tool_summaries._EXIT_TEXT.search(text)
         assert tool_summaries.exit_code(text) == (int(match.group(1)) if match else None), text
+
+
+def test_the_failure_line_is_found_where_the_pattern_finds_one() -> None:
+    # _failure_line tries the pattern only at the starts of the lines holding one of its words:
+    # the same verdict as searching the whole output, on outputs of many lines.
+    pieces = [
+        "Traceback (most recent call last)", "ValueError: ", "Error: ", "Exception: ", "error",
+        "error[E0308]: ", "fatal: ", "FAILED ", "FAIL: ", "FAIL", "=== ", "== 2 failed", " failed",
+        "3", ", ", "\n", "\r\n", " ", "x", "é", "_", ":", "Error", "a" * 61,
+    ]  # fmt: skip
+    rng = random.Random(2207)
+    matched = 0
+    for _ in range(5_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 16)))
+        expected = facts._FAILURE_IN_OUTPUT.search(text) is not None
+        assert facts._failure_line(text) == expected, text
+        matched += expected
+    assert matched > 500
+    assert facts._failure_line("ok\nsome error here\n=== 1 failed, 2 passed ===")
+    assert not facts._failure_line("ok\n  ValueError: indented, not a line start")
