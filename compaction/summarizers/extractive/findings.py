@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from compaction.text.patterns import ERROR_MAX_CHARS, collapse, cut, error_lines
+from compaction.text.patterns import ERROR_MAX_CHARS, collapse, cut, error_lines, lines_holding
 
 ERROR_LINES_PER_FAILURE = 4
 WINDOW_CHARS = 4_000
@@ -158,8 +158,12 @@ def failure_lines(output: str) -> list[str]:
     found = error_lines(output)
     if ": error" in output or ": fatal" in output:
         found += [cut(line, ERROR_MAX_CHARS) for line in _COMPILER_ERROR.findall(output)]
-    if "." in output and ": " in output:
-        found += [cut(line, ERROR_MAX_CHARS) for line in _QUALIFIED_EXCEPTION.findall(output)]
+    if "." in output:
+        # Each match starts a line and holds ": " (lines_holding): tried at those lines only.
+        for start in lines_holding(output, (": ",)):
+            qualified = _QUALIFIED_EXCEPTION.match(output, start)
+            if qualified is not None:
+                found.append(cut(qualified.group(1), ERROR_MAX_CHARS))
     if "ssert" in output:
         found += [cut(a or b, ERROR_MAX_CHARS) for a, b in _ASSERTION.findall(output)]
     if "** (" in output:

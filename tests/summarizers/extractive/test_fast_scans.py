@@ -267,3 +267,58 @@ def test_the_failure_line_is_found_where_the_pattern_finds_one() -> None:
     assert matched > 500
     assert facts._failure_line("ok\nsome error here\n=== 1 failed, 2 passed ===")
     assert not facts._failure_line("ok\n  ValueError: indented, not a line start")
+
+
+def _error_lines_by_hints(text: str) -> list[str]:
+    # error_lines as it read before lines_holding: every hit of one alternation of the words,
+    # each line once.
+    hint = re.compile(r"rror|xception|FAILED|fatal|xit")
+    lines: list[str] = []
+    line_end = -1
+    for hit in hint.finditer(text):
+        if hit.start() <= line_end:
+            continue
+        start = text.rfind("\n", 0, hit.start()) + 1
+        line_end = text.find("\n", hit.end())
+        if line_end < 0:
+            line_end = len(text)
+        line = text_patterns._PYTEST_PREFIX.sub("", text[start:line_end].rstrip("\r"), count=1)
+        if not text_patterns._is_error_line(line):
+            continue
+        collapsed = text_patterns.collapse(line)
+        if (
+            len(collapsed) > text_patterns.ERROR_MAX_CHARS
+            and "exit" in collapsed.lower()
+            and not text_patterns._NAMED_FAILURE.search(collapsed)
+        ):
+            continue
+        lines.append(text_patterns.cut(collapsed, text_patterns.ERROR_MAX_CHARS))
+    return lines
+
+
+def test_lines_found_by_their_words_are_what_the_searches_find() -> None:
+    # error_lines and the qualified exceptions of failure_lines try their patterns only at the
+    # starts of the lines holding one of their words: the lines a search finds, in order.
+    pieces = [
+        "ValueError: bad", "error: x", "error[E1]: y", "fatal: no", "FAILED tests/t.py::a",
+        "exit code 2", "Exited with status 1", "\"exit_code\": 3", "pkg.mod.KeyError: 'k'",
+        "  E   assert 1 == 2", "E       a.b.Oops: why", "xit", "rror", ": ", ".", "a.b", "\n",
+        "\r\n", " ", "x", "é", "Error", "Exception", "\t", "c" * 170,
+    ]  # fmt: skip
+    rng = random.Random(2718)
+    seen_lines = qualified_seen = 0
+    for _ in range(4_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        expected = _error_lines_by_hints(text)
+        assert text_patterns.error_lines(text) == expected, text
+        seen_lines += len(expected)
+        searched = findings._QUALIFIED_EXCEPTION.findall(text)
+        at_lines = [
+            found.group(1)
+            for start in text_patterns.lines_holding(text, (": ",))
+            if (found := findings._QUALIFIED_EXCEPTION.match(text, start)) is not None
+        ]
+        assert at_lines == searched, text
+        qualified_seen += len(searched)
+    assert seen_lines > 1_000 and qualified_seen > 200
+    assert text_patterns.lines_holding("a\nb rror rror\nc\nxit rror", ("rror", "xit")) == [2, 16]
