@@ -16,6 +16,7 @@ from typing import Any
 
 from compaction.errors import InvalidConversationError
 from compaction.input.call_ids import Pairing, Renaming
+from compaction.input.fingerprint import Fingerprint, fingerprint
 from compaction.messages import (
     ROLES,
     Message,
@@ -76,12 +77,19 @@ class Passes:
 
 
 def check_from(
-    messages: list[Any] | tuple[Any, ...], start: int, checked: list[Message], passes: Passes
+    messages: list[Any] | tuple[Any, ...],
+    start: int,
+    checked: list[Message],
+    passes: Passes,
+    fingerprints: list[Fingerprint] | None = None,
 ) -> list[str]:
     """Check `messages[start:]`, appending them to `checked` (which holds the first `start`
-    already checked), and return every repair so far. Raises InvalidConversationError."""
+    already checked), and return every repair so far. Raises InvalidConversationError.
+
+    Given `fingerprints`, each message's fingerprint (of the message as given) is appended to it,
+    taken by the same walk that looks for lone surrogates (input/fingerprint.py)."""
     for index in range(start, len(messages)):
-        checked.append(_validate_one(messages[index], index, passes.each))
+        checked.append(_validate_one(messages[index], index, passes.each, fingerprints))
     return resume_passes(checked, start, passes)
 
 
@@ -95,7 +103,9 @@ def resume_passes(checked: list[Message], start: int, passes: Passes) -> list[st
     return passes.repairs()
 
 
-def _validate_one(message: Any, index: int, repairs: list[str]) -> Message:
+def _validate_one(
+    message: Any, index: int, repairs: list[str], fingerprints: list[Fingerprint] | None = None
+) -> Message:
     if not isinstance(message, dict):
         raise InvalidConversationError(
             f"expected a message object, got {type(message).__name__}", index
@@ -105,7 +115,7 @@ def _validate_one(message: Any, index: int, repairs: list[str]) -> Message:
         raise InvalidConversationError(
             f"unknown role {role!r}; expected one of {', '.join(ROLES)}", index
         )
-    message = _replace_lone_surrogates(message, index, repairs)
+    message = _replace_lone_surrogates(message, index, repairs, fingerprints)
     copy: Message | None = None
 
     def writable() -> Message:
@@ -161,11 +171,20 @@ def _validate_one(message: Any, index: int, repairs: list[str]) -> Message:
     return copy if copy is not None else message
 
 
-def _replace_lone_surrogates(message: Message, index: int, repairs: list[str]) -> Message:
+def _replace_lone_surrogates(
+    message: Message, index: int, repairs: list[str], fingerprints: list[Fingerprint] | None
+) -> Message:
     """`message`, or a copy with every lone surrogate (in any string, keys included) replaced
-    by U+FFFD and the count reported: the one repair that lets the text be written at all."""
+    by U+FFFD and the count reported: the one repair that lets the text be written at all.
+    Given `fingerprints`, the message's fingerprint is appended to it (the same walk)."""
     try:
-        if not _holds_surrogates(message):
+        if fingerprints is None:
+            holds = _holds_surrogates(message)
+        else:
+            suspects: list[Any] = []  # what may hold one: strings not ASCII, tuples, odd keys
+            fingerprints.append(fingerprint(message, suspects))
+            holds = any(map(_holds_surrogates, suspects))
+        if not holds:
             return message  # nearly every message: one read, no copy
         fixed, count = _without_surrogates(message)
     except RecursionError as exc:
