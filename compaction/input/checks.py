@@ -96,10 +96,18 @@ def check_from(
 def resume_passes(checked: list[Message], start: int, passes: Passes) -> list[str]:
     """The passes that look back (pairing results with calls, renaming reused ids), resumed over
     `checked[start:]`; every repair so far. Raises InvalidConversationError."""
+    # One loop feeding both: pairing at a message reads only that message, which renaming has
+    # not reached yet, and renaming reads it as pairing left it, as two loops had it. (Renaming
+    # raises nothing, so an error is pairing's, at the same index.)
+    pairing, paired, renaming, renamed = (
+        passes.pairing,
+        passes.paired,
+        passes.renaming,
+        passes.renamed,
+    )
     for index in range(start, len(checked)):
-        passes.pairing.feed(checked, index, passes.paired)
-    for index in range(start, len(checked)):
-        passes.renaming.feed(checked, index, passes.renamed)
+        pairing.feed(checked, index, paired)
+        renaming.feed(checked, index, renamed)
     return passes.repairs()
 
 
