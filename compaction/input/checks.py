@@ -341,11 +341,13 @@ def arguments_notes(messages: list[Message], start: int, notes: list[str]) -> No
 def arguments_problem(arguments: str) -> str | None:
     """Why a provider would reject these tool-call arguments (completing "arguments ..."), or
     None when they are a JSON object, the only arguments every provider accepts."""
-    if has_non_finite_numbers(arguments):
-        return "hold NaN or Infinity, which is not valid JSON"
     try:
         value = loads_json(arguments)
     except (ValueError, RecursionError):
+        # Only arguments the strict parse rejects can be NaN or Infinity that Python's accepts:
+        # asked after it, not before, valid arguments are not searched for them as well.
+        if has_non_finite_numbers(arguments):
+            return "hold NaN or Infinity, which is not valid JSON"
         return "are not valid JSON"
     if not isinstance(value, dict):
         kind = {list: "array", str: "string", bool: "boolean"}.get(type(value), "number")
