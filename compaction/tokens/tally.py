@@ -37,6 +37,7 @@ from compaction.tokens.bounds import (
     MESSAGE_OVERHEAD,
     TextBounds,
     bpe_bounds,
+    bpe_message_bounds,
     message_bounds,
     rough_bounds,
 )
@@ -51,10 +52,16 @@ def text_bounds_for(counter: TokenCounter) -> TextBounds | None:
     name = getattr(counter, "name", "")
     if name == "rough" and type(counter).__name__ == "RoughCounter":
         return rough_bounds
-    longest = LONGEST_TOKEN_BYTES.get(str(getattr(counter, "encoding_name", "")))
-    if name == "tiktoken" and longest is not None:
-        return bpe_bounds(longest)
-    return None
+    longest = longest_token_bytes_for(counter)
+    return bpe_bounds(longest) if longest is not None else None
+
+
+def longest_token_bytes_for(counter: TokenCounter) -> int | None:
+    """The longest token of this counter's encoding, in bytes, when it is one of our exact
+    byte-level BPE counters; else None."""
+    if getattr(counter, "name", "") != "tiktoken":
+        return None
+    return LONGEST_TOKEN_BYTES.get(str(getattr(counter, "encoding_name", "")))
 
 
 class TokenTally(Sequence[int]):
@@ -76,6 +83,7 @@ class TokenTally(Sequence[int]):
             bounds if bounds is not None else [None] * len(self._exact)
         )
         self._text_bounds = text_bounds_for(counter)
+        self._longest_token_bytes = longest_token_bytes_for(counter)  # BPE: bounded in one pass
         # A phase's output tally (`over`) tells the tally it came from what it learns of the
         # messages both share: that one is kept for a re-run (input/growing.py), this one not.
         self._parent: TokenTally | None = None
@@ -158,8 +166,12 @@ class TokenTally(Sequence[int]):
                 return count, count
             # Without the counter's memory of texts: a message not counted in this tally is
             # seldom counted there, and looking its texts up would hash each of them.
-            found = self._bounds[index] = message_bounds(
-                self.messages[index], self._text_bounds, {}
+            message = self.messages[index]
+            longest = self._longest_token_bytes
+            found = self._bounds[index] = (
+                bpe_message_bounds(message, longest)
+                if longest is not None
+                else message_bounds(message, self._text_bounds, {})
             )
             if self._parent is not None:
                 self._learned(index, None, found)
