@@ -184,8 +184,9 @@ def test_the_quick_surrogate_test_agrees_with_the_repair(node: Any) -> None:
     assert _holds_surrogates(node) == (_without_surrogates(node)[1] > 0)
     # The cache's check finds them by the fingerprint's walk, which searches only its suspects.
     suspects: list[Any] = []
-    fingerprint(node, suspects)
+    taken = fingerprint(node, suspects)
     assert any(map(_holds_surrogates, suspects)) == _holds_surrogates(node)
+    assert fingerprint(node) == taken  # a re-run takes it without the suspects: the same parts
 
 
 @pytest.mark.parametrize(
@@ -230,7 +231,7 @@ def test_a_fingerprint_changes_with_every_edit_in_place_and_only_then() -> None:
         "tool_calls": [{"id": "c1", "function": {"name": "ls", "arguments": "{}"}}],
     }
     taken = _fingerprint(message)
-    assert _fingerprint(message) == taken
+    assert _fingerprint(message) == taken == _fingerprint(message, [])
     edits = [
         lambda m: m["content"][0].update(text="b"),  # a leaf deep inside
         lambda m: m["content"].append({"type": "text", "text": "c"}),  # a list grows
@@ -248,6 +249,7 @@ def test_a_fingerprint_changes_with_every_edit_in_place_and_only_then() -> None:
         assert _fingerprint(edited) == taken  # an equal message, built anew
         edit(edited)
         assert _fingerprint(edited) != taken
+        assert _fingerprint(edited, []) == _fingerprint(edited)
 
 
 def test_the_process_wide_check_sees_edits_in_place_even_of_a_repaired_copy() -> None:
