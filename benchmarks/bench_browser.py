@@ -30,7 +30,8 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -279,19 +280,75 @@ def main(n_messages: int = 5_000) -> dict[str, float]:
 BUDGET = 1.10  # issue 17: the new views may cost at most 10% more than the version before
 AB_REPEATS = 6
 
+#: One fresh tab of an A/B run: (the browser, the version's URL, its name or "warm-up").
+Tab = Callable[[Browser, str, str], None]
+
+
+@contextmanager
+def _fresh_tab(browser: Browser) -> Iterator[Page]:
+    """A fresh tab (a new session state on the server), closed afterwards."""
+    page = browser.new_page(viewport=VIEWPORT)
+    try:
+        yield page
+    finally:
+        page.close()
+
+
+def _alternating(scripts: dict[str, str], workdir: Path, tab: Tab, repeats: int) -> None:
+    """Serve every version's app at once and run `tab` once per version to warm its server
+    (imports, caches), then `repeats` rounds of one `tab` per version, the order reversed every
+    other round: the machine's load, which drifts by the minute here, falls on every version
+    alike. Each app serves from its own folder under `workdir` (its own history and log;
+    Streamlit puts the script's folder first on sys.path, so `compaction` is that checkout's)."""
+    processes = []
+    urls: dict[str, str] = {}
+    try:
+        for version, script in scripts.items():
+            folder = workdir / version.replace(" ", "-")
+            folder.mkdir()
+            process, server = start_app(folder, script=script)
+            processes.append(process)
+            urls[version] = server.url
+        with sync_playwright() as playwright:
+            browser = launch_chromium(playwright)
+            try:
+                for url in urls.values():
+                    tab(browser, url, "warm-up")
+                for turn in range(repeats):
+                    order = list(urls) if turn % 2 == 0 else list(reversed(urls))
+                    for version in order:
+                        tab(browser, urls[version], version)
+            finally:
+                browser.close()
+    finally:
+        for process in processes:
+            stop_app(process)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _versions(other: Path) -> dict[str, str]:
+    return {"after": str(ROOT / "app.py"), "before": str(other.resolve() / "app.py")}
+
+
+def _print_ratio(label: str, runs: dict[tuple[str, str], list[float]]) -> float:
+    """Print one figure's after/before (medians) with each version's spread; the ratio."""
+    after = statistics.median(runs[(label, "after")])
+    before = statistics.median(runs[(label, "before")])
+    print(f"  {after / before:5.2f}×  {label}: {after:.2f} s after, {before:.2f} s before")
+    for version in ("after", "before"):
+        print(f"           {version}: {_spread(runs[(label, version)])}", flush=True)
+    return after / before
+
 
 def compare(other: Path, n_messages: int = 5_000) -> dict[str, float]:
     """This checkout against `other` (an earlier version's files, e.g. `mkdir /tmp/before &&
     git archive COMMIT | tar -x -C /tmp/before`), both served at once and each tab alternating
-    between them, so the machine's load, which drifts by the minute here, falls on both alike.
-    Prints the median of AB_REPEATS tabs per figure and per version, and each after/before."""
+    between them (`_alternating`). Prints the median of AB_REPEATS tabs per figure and per
+    version, and each after/before against issue 17's budget."""
     workdir = Path(tempfile.mkdtemp(prefix="bench_browser_ab_"))
     session = workdir / f"bench-{n_messages}.json"
     messages = generate_session(n_messages)
     session.write_text(json.dumps(messages), encoding="utf-8")
-    scripts = {"after": str(ROOT / "app.py"), "before": str(other.resolve() / "app.py")}
-    processes = []
-    urls: dict[str, str] = {}
     runs: dict[tuple[str, str], list[float]] = {}
 
     def sample(page: Page, url: str) -> float:
@@ -309,51 +366,19 @@ def compare(other: Path, n_messages: int = 5_000) -> dict[str, float]:
         return time.perf_counter() - started
 
     figures: dict[str, Callable[[Page, str], float]] = {SAMPLE_RENDER: sample, WARM: upload}
-    try:
-        for version, script in scripts.items():
-            # Each app serves from its own folder (Streamlit puts the script's folder first on
-            # sys.path, so `compaction` is that checkout's).
-            folder = workdir / version  # its own history and log
-            folder.mkdir()
-            process, server = start_app(folder, script=script)
-            processes.append(process)
-            urls[version] = server.url
-        with sync_playwright() as playwright:
-            browser = launch_chromium(playwright)
-            try:
-                for url in urls.values():  # imports, and the session's caches warm
-                    for figure in figures.values():
-                        page = browser.new_page(viewport=VIEWPORT)
-                        figure(page, url)
-                        page.close()
-                for turn in range(AB_REPEATS):
-                    order = list(urls) if turn % 2 == 0 else list(reversed(urls))
-                    for label, figure in figures.items():
-                        for version in order:
-                            page = browser.new_page(viewport=VIEWPORT)
-                            elapsed = figure(page, urls[version])
-                            runs.setdefault((label, version), []).append(elapsed)
-                            page.close()
-            finally:
-                browser.close()
-    finally:
-        for process in processes:
-            stop_app(process)
-        shutil.rmtree(workdir, ignore_errors=True)
+
+    def tab(browser: Browser, url: str, version: str) -> None:
+        for label, figure in figures.items():  # each figure in a fresh tab of its own
+            with _fresh_tab(browser) as page:
+                runs.setdefault((label, version), []).append(figure(page, url))
+
+    _alternating(_versions(other), workdir, tab, AB_REPEATS)
     ratios: dict[str, float] = {}
     print(f"\nafter ({ROOT}) against before ({other}), {AB_REPEATS} tabs each:", flush=True)
     for label in figures:
-        after = statistics.median(runs[(label, "after")])
-        before = statistics.median(runs[(label, "before")])
-        ratios[label] = after / before
+        ratios[label] = _print_ratio(label, runs)
         verdict = "within" if ratios[label] <= BUDGET else "OVER"
-        print(
-            f"  {ratios[label]:5.2f}×  {label}: {after:.2f} s after, {before:.2f} s before "
-            f"— {verdict} the {BUDGET - 1:.0%} budget",
-            flush=True,
-        )
-        for version in ("after", "before"):
-            print(f"           {version}: {_spread(runs[(label, version)])}", flush=True)
+        print(f"           {verdict} the {BUDGET - 1:.0%} budget", flush=True)
     return ratios
 
 
@@ -369,7 +394,7 @@ SWITCH = "switch phase in the picker → its view drawn"
 def compare_steps(other: Path, n_messages: int = 900) -> dict[str, float]:
     """Issue 34's figures of the app, this checkout against `other`: Run all on an uploaded
     `n_messages` session, then switching the view in the phase picker (each of SWITCHES once a
-    tab). Both apps served at once, tabs alternating between them (as `compare`); each tab
+    tab). Both apps served at once, tabs alternating between them (`_alternating`); each tab
     uploads the session first (a new tab is a new session state; the upload is not timed), so
     Run all computes the phases as a person's first click does, with the server's caches warm
     from the tabs before, as on any server that has seen the file."""
@@ -377,12 +402,9 @@ def compare_steps(other: Path, n_messages: int = 900) -> dict[str, float]:
     session = workdir / f"bench-{n_messages}.json"
     messages = generate_session(n_messages)
     session.write_text(json.dumps(messages), encoding="utf-8")
-    scripts = {"after": str(ROOT / "app.py"), "before": str(other.resolve() / "app.py")}
-    processes = []
-    urls: dict[str, str] = {}
     runs: dict[tuple[str, str], list[float]] = {}
 
-    def tab(page: Page, url: str, version: str) -> None:
+    def steps(page: Page, url: str, version: str) -> None:
         open_app(page, url, TIMEOUT_MS)
         _settled(page)
         _upload(page, session, len(messages))
@@ -399,46 +421,17 @@ def compare_steps(other: Path, n_messages: int = 900) -> dict[str, float]:
             wait_idle(page, TIMEOUT_MS)
             runs.setdefault((SWITCH, version), []).append(time.perf_counter() - started)
 
-    try:
-        for version, script in scripts.items():
-            folder = workdir / version
-            folder.mkdir()
-            process, server = start_app(folder, script=script)
-            processes.append(process)
-            urls[version] = server.url
-        with sync_playwright() as playwright:
-            browser = launch_chromium(playwright)
-            try:
-                for url in urls.values():  # imports, and the session's caches warm
-                    page = browser.new_page(viewport=VIEWPORT)
-                    tab(page, url, "warm-up")
-                    page.close()
-                for turn in range(AB_REPEATS):
-                    order = list(urls) if turn % 2 == 0 else list(reversed(urls))
-                    for version in order:
-                        page = browser.new_page(viewport=VIEWPORT)
-                        tab(page, urls[version], version)
-                        page.close()
-            finally:
-                browser.close()
-    finally:
-        for process in processes:
-            stop_app(process)
-        shutil.rmtree(workdir, ignore_errors=True)
-    ratios: dict[str, float] = {}
+    def tab(browser: Browser, url: str, version: str) -> None:
+        with _fresh_tab(browser) as page:
+            steps(page, url, version)
+
+    _alternating(_versions(other), workdir, tab, AB_REPEATS)
     print(
         f"\n{n_messages:,} messages, after ({ROOT}) against before ({other}), "
         f"{AB_REPEATS} tabs each (median; wall seconds):",
         flush=True,
     )
-    for label in (RUN_ALL, SWITCH):
-        after = statistics.median(runs[(label, "after")])
-        before = statistics.median(runs[(label, "before")])
-        ratios[label] = after / before
-        print(f"  {ratios[label]:5.2f}×  {label}: {after:.2f} s after, {before:.2f} s before")
-        for version in ("after", "before"):
-            print(f"           {version}: {_spread(runs[(label, version)])}", flush=True)
-    return ratios
+    return {label: _print_ratio(label, runs) for label in (RUN_ALL, SWITCH)}
 
 
 FIRST_PAINT_TARGET_S = 1.5  # issue 33: the frame and the conversation's header, warm server
@@ -464,40 +457,19 @@ def _first_paint(page: Page, url: str) -> tuple[float, float]:
 def first_paint(other: Path | None = None) -> dict[str, float]:
     """Issue 33's first paint: a fresh tab on a warm server, to the frame and to the loaded
     conversation's header. With `other` (an older checkout), both are served and measured
-    alternately, as in `compare`. Prints the median of PAINT_REPEATS tabs per version."""
+    alternately (`_alternating`). Prints the median of PAINT_REPEATS tabs per version."""
     workdir = Path(tempfile.mkdtemp(prefix="bench_paint_"))
     scripts = {"this checkout": str(ROOT / "app.py")}
     if other is not None:
         scripts["before"] = str(other.resolve() / "app.py")
-    processes = []
-    urls: dict[str, str] = {}
     runs: dict[str, list[tuple[float, float]]] = {}
-    try:
-        for version, script in scripts.items():
-            folder = workdir / version.replace(" ", "-")
-            folder.mkdir()
-            process, server = start_app(folder, script=script)
-            processes.append(process)
-            urls[version] = server.url
-        with sync_playwright() as playwright:
-            browser = launch_chromium(playwright)
-            try:
-                for url in urls.values():  # the server's first run: imports, caches
-                    page = browser.new_page(viewport=VIEWPORT)
-                    _first_paint(page, url)
-                    page.close()
-                for turn in range(PAINT_REPEATS):
-                    order = list(urls) if turn % 2 == 0 else list(reversed(urls))
-                    for version in order:
-                        page = browser.new_page(viewport=VIEWPORT)
-                        runs.setdefault(version, []).append(_first_paint(page, urls[version]))
-                        page.close()
-            finally:
-                browser.close()
-    finally:
-        for process in processes:
-            stop_app(process)
-        shutil.rmtree(workdir, ignore_errors=True)
+
+    def tab(browser: Browser, url: str, version: str) -> None:
+        with _fresh_tab(browser) as page:
+            runs.setdefault(version, []).append(_first_paint(page, url))
+
+    _alternating(scripts, workdir, tab, PAINT_REPEATS)
+    runs.pop("warm-up", None)  # the server's first run: imports, caches
     results: dict[str, float] = {}
     for version, found in runs.items():
         frame = statistics.median(f for f, _ in found)
