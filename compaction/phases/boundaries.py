@@ -15,12 +15,12 @@ kept, placed right after the summary (`anchor: "pinned"`). A middle message the 
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.config import CompactionConfig
-from compaction.deferred import Deferred, later_details
+from compaction.deferred import Deferred, LazyField, later_details, stored
 from compaction.messages import Marks, Message, has_tool_calls, last_user_index
 from compaction.result import PhaseResult
 from compaction.tokens.tally import TokenTally, at_least, later_if, total_of
@@ -38,7 +38,9 @@ class Boundaries:
     pinned: int | None = None
     #: "moved" | "pinned" | None (the request was already in the tail or head, or there is none).
     anchor: str | None = None
-    anchor_reason: str = ""
+    #: Why the request was moved or pinned, for the report. A pinned request's reason counts
+    #: every token after it, so it may be given as a Deferred: written when first read.
+    anchor_reason: LazyField[str] = LazyField(str)
     #: The middle messages the user pinned: kept verbatim after the summary, in order.
     kept: tuple[int, ...] = ()
 
@@ -184,6 +186,7 @@ def find_boundaries(
     last_user = last_user_index(messages, head_end, marks)
     pinned: int | None = None
     anchor: str | None = None
+    anchor_reason: str | Deferred[str]
     if last_user is None or last_user >= cut:
         anchor_reason = (
             "the latest user message is already in the tail"
@@ -196,13 +199,7 @@ def find_boundaries(
         # The request is kept verbatim either way; what decides is the work the move would drag
         # into the tail with it (by the walk's own rule, any at all passes the ceiling).
         pinned, anchor = last_user, "pinned"
-        anchor_reason = (
-            f"moving the cut back to the latest user message (#{last_user}) would drag "
-            f"{cut - last_user - 1:,} more messages into the tail, taking it to "
-            f"{sum(tokens[last_user + 1 :]):,} tokens past the soft ceiling of "
-            f"{config.tail_soft_ceiling:,}: the request is pinned instead — kept verbatim right "
-            "after the summary — and the work between it and the cut goes to the summary"
-        )
+        anchor_reason = _pinned_reason(tokens, last_user, cut, config.tail_soft_ceiling)
         cut = _open_after_a_user_turn(messages, cut, moves)
     else:
         anchor = "moved"
@@ -228,6 +225,25 @@ def find_boundaries(
     )
 
 
+def _pinned_reason(
+    tokens: Sequence[int], last_user: int, cut: int, ceiling: int
+) -> str | Deferred[str]:
+    """Why the request was pinned, with the tokens the move would have taken the tail to: the
+    sum of every message after the request, which the decision (at_least) did not need counted
+    exactly, so with a tally it is counted when the report is read."""
+
+    def reason() -> str:
+        return (
+            f"moving the cut back to the latest user message (#{last_user}) would drag "
+            f"{cut - last_user - 1:,} more messages into the tail, taking it to "
+            f"{sum(tokens[last_user + 1 :]):,} tokens past the soft ceiling of "
+            f"{ceiling:,}: the request is pinned instead — kept verbatim right "
+            "after the summary — and the work between it and the cut goes to the summary"
+        )
+
+    return Deferred(reason) if isinstance(tokens, TokenTally) else reason()
+
+
 def boundaries_phase(
     messages: list[Message],
     tokens: Sequence[int],
@@ -246,6 +262,8 @@ def boundaries_phase(
         isinstance(tokens, TokenTally),
         lambda: sum(tokens[bounds.head_end : bounds.tail_start]) - pinned_tokens - kept_tokens,
     )
+    reason = stored(bounds, "anchor_reason")
+    anchor_reason = None if isinstance(reason, Deferred) else reason  # below: written when read
     details: dict[str, Any] = {
         "head_end": bounds.head_end,
         "tail_start": bounds.tail_start,
@@ -264,7 +282,7 @@ def boundaries_phase(
         "tail_messages": len(messages) - bounds.tail_start + len(bounds.verbatim),
         "last_user_index": bounds.last_user,
         "anchor": bounds.anchor,
-        "anchor_reason": bounds.anchor_reason,
+        "anchor_reason": anchor_reason,
         "pinned_index": bounds.pinned,
         "pinned_tokens": pinned_tokens,
         "moves": bounds.moves,
@@ -281,18 +299,25 @@ def boundaries_phase(
         origins=list(range(len(messages))),
         tokens_before=total,
         tokens_after=total,
-        details=_with_middle(details, middle_tokens),
+        details=_with_deferred(details, {"middle_tokens": middle_tokens, "anchor_reason": reason}),
         duration_s=time.perf_counter() - started,
     )
     return result, bounds
 
 
-def _with_middle(
-    details: dict[str, Any], middle_tokens: int | Deferred[int]
+def _with_deferred(
+    details: dict[str, Any], figures: dict[str, Any]
 ) -> dict[str, Any] | Deferred[dict[str, Any]]:
-    """The details with the middle's tokens in their place: counted when read, if deferred."""
-    if isinstance(middle_tokens, Deferred):
-        deferred = middle_tokens
-        return later_details(details, {"middle_tokens": lambda: deferred.value})
-    details["middle_tokens"] = middle_tokens
-    return details
+    """The details with `figures` in their places: each Deferred one computed when read (the
+    middle's tokens, a pinned request's reason)."""
+    later: dict[str, Callable[[], Any]] = {}
+    for key, value in figures.items():
+        if isinstance(value, Deferred):
+            later[key] = _reader(value)
+        else:
+            details[key] = value
+    return later_details(details, later) if later else details
+
+
+def _reader(deferred: Deferred[Any]) -> Callable[[], Any]:
+    return lambda: deferred.value

@@ -15,6 +15,7 @@ from typing import Any
 
 from compaction.cache import remembered
 from compaction.config import CompactionConfig
+from compaction.deferred import later_details
 from compaction.messages import (
     Message,
     call_arguments,
@@ -34,28 +35,9 @@ from compaction.tokens import TokenCounter
 from compaction.tokens.tally import TokenTally, later_if, total_of
 
 TRUNCATION_SUFFIX = "...[truncated]"
-
-
-def _call_index(messages: Sequence[Message]) -> dict[int, tuple[str, str]]:
-    """Tool message index -> (tool name, arguments string) of the call it answers.
-
-    A result answers the latest earlier call with its id that is still open: agents do reuse ids
-    (tau-bench answers two different calls with one id), and a plain id -> call map would name the
-    second tool in the first result's one-line summary.
-    """
-    open_calls: dict[str, tuple[str, str]] = {}
-    index: dict[int, tuple[str, str]] = {}
-    for position, message in enumerate(messages):
-        if message.get("role") == "tool":
-            answered = open_calls.pop(str(message.get("tool_call_id")), None)
-            if answered is not None:
-                index[position] = answered
-            continue
-        for call in tool_calls(message):
-            call_id = call.get("id")
-            if isinstance(call_id, str):
-                open_calls[call_id] = (call_name(call), call_arguments(call))
-    return index
+#: One encoder for every shrunk argument string: `json.dumps(value, ensure_ascii=False)` builds
+#: a new JSONEncoder on each call (any keyword does), a third of the cost of a short document.
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
 
 
 # One-liners, digests and shrunk arguments are pure functions of their strings. Re-running with
@@ -111,7 +93,7 @@ def _shrunk(arguments: str, keep_chars: int) -> str | None:
             return {key: cut(item) for key, item in node.items()}
         return node
 
-    return json.dumps(cut(value), ensure_ascii=False)
+    return _ENCODER.encode(cut(value))
 
 
 def prune(
@@ -131,7 +113,8 @@ def prune(
     tail_start, _ = walk_tail(tokens, head_end, config)
     output = list(messages)
     fates: dict[int, str] = {}
-    dedupe_rows: list[dict[str, Any]] = []
+    # (index, its call id, kept index, kept call id, content) of each duplicate, newest first.
+    duplicates: list[tuple[int, Any, int, str | None, str]] = []
     one_liners: list[dict[str, Any]] = []
     shrunk: list[dict[str, Any]] = []
 
@@ -139,7 +122,8 @@ def prune(
     # copy stays).
     # Keyed by the text itself: Python caches a string's hash, so a re-run over the same
     # messages hashes nothing, where an MD5 of every output cost a pass over all of them. The MD5
-    # (the report's name for a duplicate) is computed only for the duplicates reported.
+    # (the report's name for a duplicate) is computed only for the duplicates reported, and only
+    # once the report is read (_dedupe_rows).
     newest: dict[str, tuple[int, str | None]] = {}
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
@@ -156,37 +140,41 @@ def prune(
         kept_index, kept_call = newest[content]
         output[index] = {**message, "content": DUPLICATE_MARKER}
         fates[index] = Fate.DEDUPLICATED
-        dedupe_rows.append(
-            {
-                "hash": content_digest(content),
-                "index": index,
-                "tool_call_id": message.get("tool_call_id"),
-                "kept_index": kept_index,
-                "kept_tool_call_id": kept_call,
-                "chars": len(content),
-            }
-        )
+        duplicates.append((index, message.get("tool_call_id"), kept_index, kept_call, content))
 
-    calls = _call_index(messages)
     # 2. One-line summaries and 3. argument shrinking, outside the head and the protected tail.
-    for index in range(head_end, tail_start):
-        if index in pinned:
-            continue  # kept verbatim: the user pinned it
-        message = output[index]
+    # One walk from the start also finds the call each result answers: the latest earlier call
+    # with its id that is still open. Agents do reuse ids (tau-bench answers two different calls
+    # with one id), and a plain id -> call map would name the second tool in the first result's
+    # one-line summary.
+    open_calls: dict[str, dict[str, Any]] = {}
+    for index in range(tail_start):
+        message = messages[index]
         role = message.get("role")
-        content = message.get("content")
-        if role == "tool" and index not in fates and isinstance(content, str):
-            if len(content) > config.prune_min_chars and not is_already_pruned(content):
-                name, arguments = calls.get(index, ("unknown", ""))
-                line = one_line_summary(name, arguments, content)
-                output[index] = {**message, "content": line}
-                fates[index] = Fate.CUT_TO_ONE_LINE
-                one_liners.append(
-                    {"index": index, "tool": name, "line": line, "chars": len(content)}
-                )
-        elif role == "assistant" and tool_calls(message):
-            new_calls, changed = _shrink_calls(message, config, shrunk, index)
-            if changed:
+        if role == "tool":
+            call = open_calls.pop(str(message.get("tool_call_id")), None)
+            if index < head_end or index in pinned or index in fates:
+                continue  # the head, a pinned result (kept verbatim), a duplicate
+            content = message.get("content")
+            if not isinstance(content, str) or len(content) <= config.prune_min_chars:
+                continue
+            if is_already_pruned(content):
+                continue
+            name = "unknown" if call is None else call_name(call)
+            arguments = "" if call is None else call_arguments(call)
+            line = one_line_summary(name, arguments, content)
+            output[index] = {**message, "content": line}
+            fates[index] = Fate.CUT_TO_ONE_LINE
+            one_liners.append({"index": index, "tool": name, "line": line, "chars": len(content)})
+            continue
+        calls = tool_calls(message)
+        for call in calls:
+            call_id = call.get("id")
+            if isinstance(call_id, str):
+                open_calls[call_id] = call
+        if role == "assistant" and calls and index >= head_end and index not in pinned:
+            new_calls = _shrink_calls(calls, config, shrunk, index)
+            if new_calls is not None:
                 output[index] = {**message, "tool_calls": new_calls}
                 fates[index] = Fate.ARGUMENTS_SHORTENED
 
@@ -199,6 +187,16 @@ def prune(
             for i in range(len(output))
         ),
     )
+    details: dict[str, Any] = {
+        "protected_head_end": head_end,
+        "protected_tail_start": tail_start,
+        "dedupe": [],
+        "summaries": one_liners,
+        "args_truncated": shrunk,
+        "deduplicated_count": len(duplicates),
+        "summarised_count": len(one_liners),
+        "args_truncated_count": len(shrunk),
+    }
     return PhaseResult(
         name="prune",
         messages=output,
@@ -206,43 +204,58 @@ def prune(
         tokens_before=total_of(tokens),
         tokens_after=tokens_after,
         fates=fates,
-        details={
-            "protected_head_end": head_end,
-            "protected_tail_start": tail_start,
-            "dedupe": sorted(dedupe_rows, key=lambda row: row["index"]),
-            "summaries": one_liners,
-            "args_truncated": shrunk,
-            "deduplicated_count": len(dedupe_rows),
-            "summarised_count": len(one_liners),
-            "args_truncated_count": len(shrunk),
-        },
+        details=(
+            later_details(details, {"dedupe": lambda: _dedupe_rows(duplicates)})
+            if duplicates
+            else details
+        ),
         duration_s=time.perf_counter() - started,
     )
 
 
+def _dedupe_rows(duplicates: list[tuple[int, Any, int, str | None, str]]) -> list[dict[str, Any]]:
+    """The report's rows of the duplicates, oldest first, each naming its output by MD5: only
+    a reader of the report needs the digests, so they wait for one (an agent that sends the
+    messages on never pays for them)."""
+    return [
+        {
+            "hash": content_digest(content),
+            "index": index,
+            "tool_call_id": call_id,
+            "kept_index": kept_index,
+            "kept_tool_call_id": kept_call,
+            "chars": len(content),
+        }
+        for index, call_id, kept_index, kept_call, content in reversed(duplicates)
+    ]
+
+
 def _shrink_calls(
-    message: Message, config: CompactionConfig, shrunk: list[dict[str, Any]], index: int
-) -> tuple[list[dict[str, Any]], bool]:
-    new_calls = []
-    changed = False
-    for call in tool_calls(message):
+    calls: list[dict[str, Any]], config: CompactionConfig, shrunk: list[dict[str, Any]], index: int
+) -> list[dict[str, Any]] | None:
+    """The calls with their long arguments shortened, or None when none changed (most calls
+    are short: their message keeps its list, nothing is copied)."""
+    new_calls: list[dict[str, Any]] | None = None
+    for position, call in enumerate(calls):
         arguments = call_arguments(call)
-        if len(arguments) > config.args_max_chars:
-            smaller = shrink_arguments(arguments, config.args_keep_chars)
-            if smaller is not None and smaller != arguments:
-                call = {**call, "function": {**call["function"], "arguments": smaller}}
-                changed = True
-                shrunk.append(
-                    {
-                        "index": index,
-                        "tool_call_id": call.get("id"),
-                        "tool": call_name(call),
-                        "chars_before": len(arguments),
-                        "chars_after": len(smaller),
-                    }
-                )
-        new_calls.append(call)
-    return new_calls, changed
+        if len(arguments) <= config.args_max_chars:
+            continue
+        smaller = shrink_arguments(arguments, config.args_keep_chars)
+        if smaller is None or smaller == arguments:
+            continue
+        if new_calls is None:
+            new_calls = list(calls)
+        new_calls[position] = {**call, "function": {**call["function"], "arguments": smaller}}
+        shrunk.append(
+            {
+                "index": index,
+                "tool_call_id": call.get("id"),
+                "tool": call_name(call),
+                "chars_before": len(arguments),
+                "chars_after": len(smaller),
+            }
+        )
+    return new_calls
 
 
 def counts_after(

@@ -102,11 +102,27 @@ class _Texts:
     cache: dict[int, str] = field(default_factory=dict)
     words: dict[int, str] = field(default_factory=dict)
     callers: dict[str, int] | None = None
+    own_texts: dict[int, str] = field(default_factory=dict)
 
     def of(self, index: int) -> str:
         text = self.cache.get(index)
         if text is None:
             text = self.cache[index] = _normal(self._group_text(index))
+        return text
+
+    def own(self, index: int) -> str:
+        """An assistant or user message's text without the rest of its tool group: the start of
+        `of(index)` (the group is its parts joined by newlines, which normalise to spaces), so
+        what it holds the group holds. "" for a tool result, whose output is the costly part."""
+        message = self.messages[index]
+        role = message.get("role")
+        if role == "tool":
+            return ""
+        if role != "assistant":
+            return self.of(index)  # nothing is grouped with it: the same text
+        text = self.own_texts.get(index)
+        if text is None:
+            text = self.own_texts[index] = _normal(_message_text(message))
         return text
 
     def words_of(self, index: int) -> str:
@@ -224,23 +240,46 @@ def check_item(
         if not allowed(section, messages[index], mark):
             kinds = ", ".join(sorted(k.value for k in message_kinds(messages[index], mark)))
             flags.append(f"cites #{index} ({kinds}); {section} takes {describe_kinds(section)}")
-    if cited:
-        if section in _OWN_WORDS:
-            pool = " ".join(texts.words_of(index) for index in cited)
-        else:
-            pool = " ".join(texts.of(index) for index in cited)
-        if carried:  # a grouped line that holds earlier values beside new ones
-            pool += " " + _normal(scope.previous_summary or "")
+    stated = claims(item.text) if cited else []
+    own_words_checked = bool(cited) and verbatim and section in _OWN_WORDS and not carried
+    # The pool (every cited message with its tool group: outputs of many KB, normalised) is
+    # built only for a claim that no cited message's own text holds, or for the own-words
+    # check; building it for every item was half of the check's cost.
+    if stated or own_words_checked:
         where = ", ".join(f"#{index}" for index in cited[:3])
-        for claim in claims(item.text):
-            if _claim_key(claim) not in pool:
+        pool: str | None = None
+        for claim in stated:
+            key = _claim_key(claim)
+            if section not in _OWN_WORDS and any(key in texts.own(index) for index in cited):
+                # Found in a cited message's own text, which the pool below holds: the path a
+                # decision names is in its own sentence, so the tool outputs grouped with the
+                # message need not be read for it.
+                continue
+            if pool is None:
+                pool = _pool(section, cited, texts, scope if carried else None)
+            if key not in pool:
                 flags.append(f"`{claim}` is not in {where}")
                 break  # one missing claim says the citation is wrong; more say nothing new
-        if verbatim and section in _OWN_WORDS and not carried:
+        if own_words_checked:
+            if pool is None:
+                pool = _pool(section, cited, texts, None)
             quoted = _claim_key(_ITEM_MARK.sub("", item.text))[:CLAIM_PREFIX_CHARS]
             if quoted and quoted not in pool:
                 flags.append(f"not the user's own words in {where}")
     return tuple(dict.fromkeys(flags))
+
+
+def _pool(section: str, cited: list[int], texts: _Texts, carried: SummaryScope | None) -> str:
+    """What the cited messages say, as one text to look claims up in: what the user typed for
+    a section of their own words, else each message with its tool group; with `carried` (a
+    grouped line that holds earlier values beside new ones) the previous summary too."""
+    if section in _OWN_WORDS:
+        pool = " ".join(texts.words_of(index) for index in cited)
+    else:
+        pool = " ".join(texts.of(index) for index in cited)
+    if carried is not None:
+        pool += " " + _normal(carried.previous_summary or "")
+    return pool
 
 
 def check_summary(

@@ -10,6 +10,7 @@ template, because a summary line that could crash would take the whole compactio
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from compaction.summary import STATIC_MARKER_START
@@ -31,8 +32,8 @@ _EXCEPTION_LINE = re.compile(
     r"(?m)^[ \t]*(?:E[ \t]{2,})?"
     r"((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b:?.*)$"
 )
-# Every _EXCEPTION_LINE names one of these words: a substring test spares most failed outputs
-# (a grep that found nothing, a missing file) the pattern's attempt at every line start.
+# Every _EXCEPTION_LINE names one of these words: the pattern is tried only on the lines that
+# hold one (_last_exception_line), never at every line start of a long log.
 _EXCEPTION_WORDS = ("Error", "Exception", "Exit", "Interrupt", "Failure")
 _TOTAL_COUNT = re.compile(r'"total_count"\s*:\s*(\d+)')
 #: A patch line names at most this many files, each cut to this many chars; the rest are
@@ -61,22 +62,35 @@ def _as_text(value: Any) -> str:
 
 def exit_code(output: str) -> int | None:
     """The exit code an output reports (`"exit_code": N`, `exit code N`, `exit status N`,
-    `exited with code N`)."""
+    `exited with code N`, `exited with status N`)."""
     match = _EXIT_JSON.search(output) or (
         _EXIT_TEXT.search(output) if _may_say_exit(output) else None
     )
     return int(match.group(1)) if match else None
 
 
+#: Every match of _EXIT_TEXT opens with one of these (lower-cased).
+_EXIT_PHRASES = ("exit code", "exit status", "exited with code", "exited with status")
+
+
+#: The only characters outside ASCII that the case-insensitive pattern matches to one of its
+#: letters: dotted and dotless I (as "i") and the long s (as "s").
+_FOLDED_TO_ASCII = ("\u0130", "\u0131", "\u017f")
+
+
 def _may_say_exit(output: str) -> bool:
-    """False only where _EXIT_TEXT cannot match: an ASCII output whose lower-cased text holds
-    neither "exit code" nor "exit status". The pattern, case-insensitive and opening on a word
-    boundary, is tried at every position (some 40 ns a character); most outputs never say it.
-    Outside ASCII, case folding is wider than lower(), so the pattern decides."""
-    if not output.isascii():
+    """False only where _EXIT_TEXT cannot match: an output whose lower-cased text holds none
+    of _EXIT_PHRASES. The pattern, case-insensitive and opening on a word boundary, is tried at
+    every position (some 15-40 ns a character); most outputs never say it.
+
+    A match is made of letters of those phrases and spaces, which lower() maps one to one to
+    the phrase itself; outside ASCII, case folding also matches İ, ı and ſ to "i" and "s"
+    (and nothing else to the phrases' letters), so an output holding one of those is left to
+    the pattern."""
+    if not output.isascii() and any(char in output for char in _FOLDED_TO_ASCII):
         return True
     lowered = output.lower()
-    return "exit code" in lowered or "exit status" in lowered or "exited with code" in lowered
+    return any(phrase in lowered for phrase in _EXIT_PHRASES)
 
 
 def line_count(text: str) -> int:
@@ -101,18 +115,53 @@ def error_evidence(output: str, code: int | None = None) -> str | None:
             return _cut(reported.strip(), 160) if reported is not None else None
         if not output[:200].lstrip().lower().startswith(_FAILURE_OPENINGS):
             return None
+    exception = _last_exception_line(output)
+    if exception is not None:
+        return _cut(exception.strip(), 160)
     last_failure = _last_failure_line(output)
-    exceptions = (
-        [line for line in _EXCEPTION_LINE.findall(output) if ":" in line]
-        if any(word in output for word in _EXCEPTION_WORDS)
-        else []
-    )
-    if exceptions:
-        return _cut(exceptions[-1].strip(), 160)
     if last_failure is not None:
         return _cut(last_failure.strip(), 160)
     lines = [line for line in output.splitlines() if line.strip()]
     return _cut(lines[-1].strip(), 160) if lines else None
+
+
+def _last_exception_line(output: str) -> str | None:
+    """The last exception line (_EXCEPTION_LINE's group) that holds a ":", or None: the last
+    of `_EXCEPTION_LINE.findall(output)` holding one."""
+    match = _last_line_matching(
+        output, _EXCEPTION_LINE, _EXCEPTION_WORDS, lambda found: ":" in found.group(1)
+    )
+    return match.group(1) if match is not None else None
+
+
+def _last_line_matching(
+    output: str,
+    pattern: re.Pattern[str],
+    words: tuple[str, ...],
+    accept: Callable[[re.Match[str]], bool] = lambda found: True,
+    end: int | None = None,
+) -> re.Match[str] | None:
+    """The last match of `pattern` at a line start of `output[:end]` that `accept`s, where
+    every match of the pattern lies within one line and holds one of `words`.
+
+    The lines holding a word are found by literal scans from the end (at memory speed) and only
+    those are matched, rather than trying the pattern at every line start of a long log: the
+    last match findall would list. Each word's scan only moves backwards (a word is looked for
+    again only once its last find is passed), so the whole search is linear.
+    """
+    limit = len(output) if end is None else end
+    found = [output.rfind(word, 0, limit) for word in words]  # each word's last place
+    while True:
+        position = max(found)
+        if position < 0:
+            return None
+        start = output.rfind("\n", 0, position) + 1
+        match = pattern.match(output, start)
+        if match is not None and accept(match):
+            return match
+        for number, at in enumerate(found):
+            if at >= start:  # on this line: look again before it (a word holds no newline)
+                found[number] = output.rfind(words[number], 0, start)
 
 
 # A line that reports an error as an event: an exception or `error:`/`fatal:` with its message,
@@ -124,29 +173,42 @@ _REPORTED = re.compile(
 _REPORTED_WORDS = ("Error: ", "Exception: ", "error: ", "fatal: ", "]: ", "FAILED", "Traceback")
 
 
+_NAMED_WORDS = ("Error: ", "Exception: ")
+
+
 def _reported_error(output: str) -> str | None:
-    """The last line that reports an error (an exception line first), or None."""
-    if not any(word in output for word in _REPORTED_WORDS):
+    """The last line that reports an error (one naming an exception first: "Error: " or
+    "Exception: "), or None. Every such line holds one of _REPORTED_WORDS: only those lines
+    are matched (_last_line_matching), from the end."""
+    last = _last_line_matching(output, _REPORTED, _REPORTED_WORDS)
+    if last is None:
         return None
-    found = _REPORTED.findall(output)
-    if not found:
-        return None
-    named = [line for line in found if any(word in line for word in ("Error: ", "Exception: "))]
-    chosen: str = (named or found)[-1]
-    return chosen
+    line = last.group(0)
+    if any(word in line for word in _NAMED_WORDS):
+        return line
+    # A later line reported an error without naming one: the last line that names one wins.
+    named = _last_line_matching(output, _REPORTED, _NAMED_WORDS, end=last.start())
+    return named.group(0) if named is not None else line
 
 
 _FAILURE_WORDS = ("error", "exception", "traceback", "failed", "fatal")
 _FAILURE_OPENINGS = ("<tool_use_error>", "error", "fatal", "traceback", "exception", "failed")
 
 
+#: Outside ASCII, the only characters that _FAILURE_WORD matches to a letter of its words
+#: (İ and ı as "i", the Kelvin sign as "k"), and the only ones lower() lengthens (İ) or turns
+#: into ASCII (İ, the Kelvin sign): in an output holding none of them, lower() keeps every
+#: position and makes no word the pattern would not match.
+_FAILURE_FOLDS = ("\u0130", "\u0131", "\u212a")
+
+
 def _last_failure_line(output: str) -> str | None:
     """The last line mentioning an error or failure: found by a literal scan (fast), then the
     surrounding line cut out, rather than matching `^.*word.*$` at every line start."""
-    if output.isascii():
+    if output.isascii() or not any(char in output for char in _FAILURE_FOLDS):
         # No word overlaps another (none ends with a letter another begins with), so the last
-        # match of _FAILURE_WORD is the rightmost occurrence of any word; for ASCII text
-        # `lower()` keeps every position, and `rfind` runs at memory speed where the
+        # match of _FAILURE_WORD is the rightmost occurrence of any word; `lower()` keeps every
+        # position here (_FAILURE_FOLDS), and `rfind` runs at memory speed where the
         # case-insensitive regular expression stepped through every character.
         lowered = output.lower()
         starts = [(lowered.rfind(word), word) for word in _FAILURE_WORDS]
@@ -154,7 +216,7 @@ def _last_failure_line(output: str) -> str | None:
         if position < 0:
             return None
         first, after = position, position + len(word)
-    else:  # case folding can change lengths outside ASCII: the regular expression decides
+    else:  # case folding changes lengths or letters here: the regular expression decides
         last = None
         for last in _FAILURE_WORD.finditer(output):  # noqa: B007 - only the last match counts
             pass

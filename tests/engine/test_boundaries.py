@@ -8,6 +8,7 @@ from typing import Any
 from engine_helpers import assistant, call, calls, system, tool, user
 
 from compaction.config import CompactionConfig
+from compaction.deferred import Deferred, detail, stored
 from compaction.phases.boundaries import (
     align_backward,
     boundaries_phase,
@@ -15,6 +16,8 @@ from compaction.phases.boundaries import (
     find_head_end,
     walk_tail,
 )
+from compaction.tokens import RoughCounter
+from compaction.tokens.tally import TokenTally
 
 # Ceiling = int(int(int(1000 * 0.5) * 0.2) * 1.5) = 150 tokens.
 CONFIG = CompactionConfig(context_length=1_000)
@@ -203,3 +206,34 @@ def test_boundaries_phase_details() -> None:
     assert details["last_user_index"] == 11
     assert details["regions"] == ["head"] * 3 + ["middle"] * 7 + ["tail"] * 3
     assert phase.tokens_before == phase.tokens_after == sum(tokens)
+
+
+def test_a_pinned_requests_reason_counts_the_work_after_it_when_read() -> None:
+    messages = [
+        system(),
+        user("first"),
+        assistant("ok"),
+        user("the latest request: refactor auth"),
+        calls(call("1", "x")),
+        tool("1", "big output " * 40),
+        assistant("step"),
+        calls(call("2", "y")),
+        tool("2", "big output 2 " * 40),
+        assistant("done"),
+    ]
+    counter = RoughCounter()
+    eager, eager_bounds = boundaries_phase(
+        messages, [counter.count_message(m) for m in messages], CONFIG
+    )
+    assert eager_bounds.anchor == "pinned"
+    tally = TokenTally(messages, counter)
+    result, bounds = boundaries_phase(messages, tally, CONFIG)
+    # The decision needed no exact count of the work between the request and the cut (4, 5);
+    # the reason, which sums every token after the request, waits for a reader.
+    assert isinstance(stored(bounds, "anchor_reason"), Deferred)
+    assert detail(result, "anchor") == "pinned"
+    assert tally.known()[4] is None and tally.known()[5] is None
+    assert result.details == eager.details
+    assert "taking it to 272 tokens past the soft ceiling of 150" in result.details["anchor_reason"]
+    assert bounds.anchor_reason == eager_bounds.anchor_reason
+    assert tally.known()[4] is not None

@@ -4,12 +4,14 @@ between the head and the protected tail, idempotence, and argument shrinking."""
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from typing import Any
 
 from engine_helpers import assistant, big, call, calls, coding_session, system, tool, user
 
 from compaction.config import CompactionConfig
+from compaction.deferred import Deferred, detail, stored
 from compaction.phases.prune import TRUNCATION_SUFFIX, prune, shrink_arguments
 from compaction.result import Fate
 from compaction.text.one_liners import DUPLICATE_MARKER, STUB_RESULT
@@ -108,6 +110,39 @@ def test_dedupe_keeps_the_newest_copy_and_records_the_table() -> None:
     assert table[0]["chars"] == 800
     assert len(table[0]["hash"]) == 32
     assert result.details["deduplicated_count"] == 2
+
+
+def test_dedupe_digests_wait_for_a_reader_of_the_report() -> None:
+    same = big("identical listing", 800)
+    messages = [
+        system(),
+        user("go"),
+        assistant("ok"),
+        calls(call("a", "terminal", {"command": "ls -R"})),
+        tool("a", same),
+        calls(call("b", "terminal", {"command": "ls -R"})),
+        tool("b", same),
+        user("thanks"),
+    ]
+    result = prune(messages, SMALL.replace(tail_token_ratio=1.0), COUNTER)
+    stored_details = stored(result, "details")
+    # The counts and the output are there at once; the MD5 rows are computed on first read.
+    assert detail(result, "deduplicated_count") == 1
+    assert isinstance(stored_details, Deferred) and not stored_details.resolved
+    assert result.messages[4]["content"] == DUPLICATE_MARKER
+    row = result.details["dedupe"][0]
+    assert row["hash"] == hashlib.md5(same.encode("utf-8")).hexdigest()
+    assert (row["index"], row["kept_index"], row["chars"]) == (4, 6, 800)
+    assert list(result.details) == [
+        "protected_head_end",
+        "protected_tail_start",
+        "dedupe",
+        "summaries",
+        "args_truncated",
+        "deduplicated_count",
+        "summarised_count",
+        "args_truncated_count",
+    ]
 
 
 def test_dedupe_reaches_into_the_tail_but_leaves_the_head_alone() -> None:

@@ -62,6 +62,12 @@ def test_terminal_command_cut_to_80() -> None:
         ("Exit status 127", 127),
         ("exit code: 1", 1),
         ("no code here", None),
+        ("Process exited with code 1", 1),
+        # The pattern reads this form too; the ASCII pre-test once skipped it (None here, 1
+        # with any non-ASCII character in the output).
+        ("Process exited with status 1", 1),
+        ("Process exited with status 1 —", 1),
+        ("EXITED WITH STATUS 4", 4),
     ],
 )
 def test_exit_code_forms(output: str, code: int | None) -> None:

@@ -148,6 +148,12 @@ def _comment_text(line: str) -> str:
     return rest.strip()
 
 
+def definition_paths(arguments: dict[str, Any]) -> tuple[str, ...]:
+    """The paths every definition of `definitions(arguments)` can name ("" for a text written
+    without a path argument), without reading the texts for their signatures."""
+    return tuple(dict.fromkeys(path for path, _, _ in written_texts(arguments)))
+
+
 def definitions(arguments: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     """(path, what it defines) for every written text of a call: each signature, and a whole
     file's doc line in quotes."""

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from compaction.cache import remembered
 from compaction.messages import parse_arguments
 from compaction.summarizers.extractive import text as tx
-from compaction.summarizers.extractive.definitions import definitions
+from compaction.summarizers.extractive.definitions import definition_paths, definitions
 from compaction.summarizers.extractive.findings import (
     ERROR_LINES_PER_FAILURE,
     command_key,
@@ -196,8 +196,9 @@ class CallFacts(NamedTuple):
     effect: CommandEffect | None
     targets: tuple[str, ...] = ()  # a test command's targets: what a success must cover
     exit_code: int | None = None
-    #: (path, what it defines) for the text the call wrote (definitions.py)
-    defines: tuple[tuple[str, str], ...] = ()
+    #: The paths of the texts the call wrote (definitions.definition_paths): what they define
+    #: is read only when one of those files still has room in Relevant Files (call_definitions)
+    defines_in: tuple[str, ...] = ()
 
 
 def _kind(name: str, arguments: dict[str, Any]) -> str | None:
@@ -255,9 +256,19 @@ def _todo(name: str, arguments: dict[str, Any]) -> tuple[str, tuple[str, ...]] |
     return line, tuple(pending)
 
 
+class _Writes(NamedTuple):
+    """The files a call touches as its arguments say: `touches` in order, then the files it
+    wrote (`written`), whose verb is `written_verb` or, for a whole file, its output's word."""
+
+    touches: tuple[tuple[str, str], ...]
+    modified: tuple[str, ...]
+    written: tuple[str, ...] = ()
+    written_verb: str | None = None  # None: "created" when the output says so, else "written"
+
+
 def _touched(
-    name: str, kind: str | None, arguments: dict[str, Any], raw: str, command: str | None, out: str
-) -> tuple[list[tuple[str, str]], list[str]]:
+    name: str, kind: str | None, arguments: dict[str, Any], raw: str, command: str | None
+) -> _Writes:
     """The files a call read, searched, wrote, deleted or named in its command, in order."""
     touches: list[tuple[str, str]] = []
     modified: list[str] = []
@@ -274,69 +285,95 @@ def _touched(
             touches.append((target, verb))
             if changes(verb):
                 modified.append(target)
-        return touches, modified
+        return _Writes(tuple(touches), tuple(modified))
     patch = arguments.get("input") or arguments.get("patch")
     if isinstance(patch, str) and "*** Begin Patch" in patch:
         for target, verb in patch_effects(patch):
             touches.append((target, verb))
             modified.append(target)
-        return touches, modified
-    written = written_paths(name, arguments, raw)
+        return _Writes(tuple(touches), tuple(modified))
+    written = tuple(written_paths(name, arguments, raw))
     creating = tool_kind(name) == "editor" and arguments.get("command") == "create"
-    for path_written in written:
-        if kind == "write_file" or creating:
-            verb = "created" if "created" in out[:200].lower() else "written"
-        else:
-            verb = "edited"
-        touches.append((path_written, verb))
-        modified.append(path_written)
-    return touches, modified
+    written_verb = None if kind == "write_file" or creating else "edited"
+    return _Writes(tuple(touches), tuple(modified) + written, written, written_verb)
 
 
-def _call_facts(name: str, raw: str, output: str | None, one_liner: str | None) -> CallFacts:
+class _ArgumentFacts(NamedTuple):
+    """What a call's name and arguments say, whatever its output: an agent runs the same test
+    command and reads the same file again and again, so these are read once per distinct call
+    (call_facts reads the output's part per output)."""
+
+    kind: str | None
+    command: str | None
+    todo: tuple[str, tuple[str, ...]] | None
+    writes: _Writes
+    identifiers: Identifiers
+    key: str  # what a later success must match to resolve a failure
+    targets: tuple[str, ...]
+    defines_in: tuple[str, ...]
+
+
+def _argument_facts(name: str, raw: str) -> _ArgumentFacts:
     arguments = parse_arguments(raw)
     kind = _kind(name, arguments)
     command: str | None = None
-    # The one-liner reads the command out of every call shape itself (tool_calls), a code-mode
-    # cell's further commands too ("(+1 more)"): it gets the arguments as they are.
-    shown = arguments
     if kind == "terminal":
         command = command_text(arguments).strip()
-    touches, modified = _touched(name, kind, arguments, raw, command, output or "")
+    return _ArgumentFacts(
+        kind,
+        command,
+        _todo(name, arguments),
+        _touched(name, kind, arguments, raw, command),
+        _identifiers(window(raw, IDENTIFIER_WINDOW_CHARS), prose=True),
+        command_key(command) if command else f"{kind or name}:{_path_argument(arguments)}",
+        command_targets(command) if command and is_test_command(command) else (),
+        definition_paths(arguments),
+    )
+
+
+def argument_facts(name: str, raw: str) -> _ArgumentFacts:
+    return remembered(("call arguments", name, raw), len(raw), lambda: _argument_facts(name, raw))
+
+
+def _call_facts(name: str, raw: str, output: str | None, one_liner: str | None) -> CallFacts:
+    known = argument_facts(name, raw)
+    kind, command, writes = known.kind, known.command, known.writes
+    touches = writes.touches
+    if writes.written:
+        said = "created" if "created" in (output or "")[:200].lower() else "written"
+        touches += tuple((path, writes.written_verb or said) for path in writes.written)
     head = (
         kind,
         command,
         name in TODO_TOOLS,
-        _todo(name, arguments),
-        tuple(touches),
-        tuple(modified),
-        _identifiers(window(raw, IDENTIFIER_WINDOW_CHARS), prose=True),
+        known.todo,
+        touches,
+        writes.modified,
+        known.identifiers,
     )
+    # The one-liner reads the command out of every call shape itself (tool_calls), a code-mode
+    # cell's further commands too ("(+1 more)"): it gets the arguments as they are. Phase 1 has
+    # written it for most outputs; the arguments are parsed again only where it has not.
     if output is None:
-        line = summarize_tool_output(name, shown, "").split(" (", 1)[0]
+        line = summarize_tool_output(name, parse_arguments(raw), "").split(" (", 1)[0]
         line = line.split(" -> ", 1)[0] + " (no result yet)"
-        return CallFacts(*head, True, line, False, "", (), None, defines=_defines(arguments))
+        return CallFacts(*head, True, line, False, "", (), None, defines_in=known.defines_in)
     seen = window(output)
     # Most outputs never mention an exit code; a substring test spares them the regex.
     code = exit_code(seen) if "xit" in seen or "XIT" in seen else None
     failed = _failed(kind, seen, code)
-    line = one_liner or summarize_tool_output(name, shown, output)
+    line = one_liner or summarize_tool_output(name, parse_arguments(raw), output)
     if code is None and " -> exit ?" in line:  # say what the output showed instead of "?"
         line = line.replace(" -> exit ?", " -> failed" if failed else " -> no error seen", 1)
-    key = command_key(command) if command else f"{kind or name}:{_path_argument(arguments)}"
     text = _decoded(seen)
     errors = tuple(failure_lines(text)) if failed else ()
     effect = command_effect(command, text, code, failed) if command else None
-    targets = command_targets(command) if command and is_test_command(command) else ()
     if code is None and kind == "terminal":
         code = exit_status(seen[:2_000]) if "xit" in seen else None
-    defines = () if failed else _defines(arguments)  # a failed write defined nothing
-    return CallFacts(*head, False, line, failed, key, errors, effect, targets, code, defines)
-
-
-def _defines(arguments: dict[str, Any]) -> tuple[tuple[str, str], ...]:
-    """What the text a call wrote defines; a code-mode cell's calls are read inside it."""
-    return definitions(arguments)
+    defines_in = () if failed else known.defines_in  # a failed write defined nothing
+    return CallFacts(
+        *head, False, line, failed, known.key, errors, effect, known.targets, code, defines_in
+    )
 
 
 _JSON_ESCAPES = (("\\n", "\n"), ("\\t", "\t"), ('\\"', '"'))
@@ -381,6 +418,15 @@ def call_facts(name: str, raw: str, output: str | None, one_liner: str | None) -
         weight,
         lambda: _call_facts(name, raw, output, one_liner),
     )
+
+
+def call_definitions(raw: str) -> tuple[tuple[str, str], ...]:
+    """(path, what it defines) for the texts a call with these arguments wrote (definitions.py).
+
+    Apart from call_facts because a file's line lists only its first few definitions: once
+    they are known, reading a later write's signatures changes nothing, and in a long session
+    most writes go to files already full (at 5,000 generated messages, 231 of 364)."""
+    return remembered(("definitions", raw), len(raw), lambda: definitions(parse_arguments(raw)))
 
 
 def output_identifiers(output: str) -> Identifiers:

@@ -26,6 +26,7 @@ from compaction.messages import (
 from compaction.summarizers.extractive import text as tx
 from compaction.summarizers.extractive.facts import (
     Identifiers,
+    call_definitions,
     call_facts,
     notice_facts,
     output_identifiers,
@@ -83,9 +84,16 @@ class _Scanner:
 
     def define(self, path: str, definition: str, index: int) -> None:
         """`path` defines `definition` (a signature, or its doc line in quotes) as of `index`."""
+        record = self._definable(path)
+        if record is not None:
+            record.defines.setdefault(definition, index)
+
+    def _definable(self, path: str) -> FileRecord | None:
+        """The record of `path` when it has room for another definition."""
         record = self.findings.files.get(path.strip().strip("'\"`")) if path else None
         if record is not None and len(record.defines) < MAX_DEFINITIONS_PER_FILE:
-            record.defines.setdefault(definition, index)
+            return record
+        return None
 
     # -- messages ----------------------------------------------------------------------------
     def user(self, index: int, message: Message, mark: str | None) -> None:
@@ -160,9 +168,10 @@ class _Scanner:
 
     def call(self, index: int, call: dict[str, Any], results: Results) -> None:
         result = results.get((index, str(call.get("id"))))
+        raw = call_arguments(call)
         facts = call_facts(
             call_name(call),
-            call_arguments(call),
+            raw,
             result[1] if result is not None else None,
             self.one_liners.get(result[0]) if result is not None else None,
         )
@@ -174,8 +183,11 @@ class _Scanner:
             findings.todo_list_seen = True
         for path, verb in facts.touches:
             self.touch(path, verb, index)
-        for path, definition in facts.defines:
-            self.define(path or (facts.touches[0][0] if facts.touches else ""), definition, index)
+        first_touched = facts.touches[0][0] if facts.touches else ""
+        # The definitions are read only when a file they would go to has room for them.
+        if any(self._definable(path or first_touched) for path in facts.defines_in):
+            for path, definition in call_definitions(raw):
+                self.define(path or first_touched, definition, index)
         for path in facts.modified:
             self.state.modified(path, index)
         self._identifiers(index, facts.identifiers, prose=True)

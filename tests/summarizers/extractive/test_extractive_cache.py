@@ -4,6 +4,8 @@ ran in between (the cache itself is tested in tests/engine/test_cache.py)."""
 
 from __future__ import annotations
 
+import json
+import sys
 from typing import Any
 
 import pytest
@@ -16,15 +18,18 @@ from test_extractive import (
     login_session,
     request_for,
     result,
+    summarize,
     user,
 )
 
 from compaction.cache import CompactionCache, use_cache
-from compaction.summarizers.extractive import ExtractiveSummarizer
+from compaction.summarizers.extractive import ExtractiveSummarizer, facts
 from compaction.summarizers.extractive.items import Item
 from compaction.tokens import make_counter
 
 CACHE = CompactionCache()
+#: The module (the package's `scan` is the function of that name).
+scan = sys.modules["compaction.summarizers.extractive.scan"]
 
 
 @pytest.fixture(autouse=True)
@@ -114,3 +119,50 @@ def test_a_numbered_line_costs_its_number_plus_its_text(model: str, number: int,
     count = make_counter("tiktoken", model).count_text
     item = Item(text, 1.0, 1.0, number=number)
     assert count(f"{number}.") + count(f" {text}") == count(item.line())
+
+
+def test_one_call_s_arguments_are_read_once_and_each_output_says_its_own() -> None:
+    """What a call's arguments say is remembered apart from its output (an agent re-runs the
+    same command): the second output still decides its own verb, failure and error lines."""
+    write = json.dumps({"path": "src/new.py", "content": "def f(x):\n    return x\n"})
+    created = facts.call_facts("write_file", write, "File created successfully", None)
+    hits, _ = totals()
+    rewritten = facts.call_facts("write_file", write, "Wrote 2 lines to src/new.py", None)
+    assert totals()[0] == hits + 1  # the arguments' facts came from the cache
+    assert created.touches == (("src/new.py", "created"),)
+    assert rewritten.touches == (("src/new.py", "written"),)
+    assert created.modified == rewritten.modified == ("src/new.py",)
+    run = json.dumps({"command": "pytest -x tests/test_a.py"})
+    failing = facts.call_facts("terminal", run, "E   ValueError: bad\nexit code 1", None)
+    passing = facts.call_facts("terminal", run, "1 passed\nexit code 0", None)
+    assert (failing.failed, passing.failed) == (True, False)
+    assert failing.errors == ("ValueError: bad",) and passing.errors == ()
+    assert failing.key == passing.key
+    assert "tests/test_a.py" in failing.targets and failing.targets == passing.targets
+
+
+def _defines(names: list[str]) -> str:
+    return "".join(f"def {name}(x):\n    return x\n\n" for name in names)
+
+
+def test_a_file_full_of_definitions_still_leaves_room_for_the_next_file() -> None:
+    """A write is read for its definitions only while a file it goes to has room for them: a
+    patch to a full file and a new one lists the new file's definitions, the full file keeps
+    its first ones."""
+    full = [f"first_{n}" for n in range(scan.MAX_DEFINITIONS_PER_FILE + 2)]
+    patch = (
+        "*** Begin Patch\n*** Update File: src/full.py\n@@\n+def later(x):\n+    return x\n"
+        "*** Add File: src/fresh.py\n+def fresh_one(x):\n+    return x\n*** End Patch\n"
+    )
+    turns = [
+        user("Write the helpers."),
+        assistant(None, call("w1", "write_file", path="src/full.py", content=_defines(full))),
+        result("w1", "File created successfully"),
+        assistant(None, call("p1", "apply_patch", input=patch)),
+        result("p1", "Success. Updated the following files"),
+    ]
+    files = summarize(request_for(turns, budget=3_000)).sections["Relevant Files"]
+    kept = ", ".join(f"{name}(x)" for name in full[: scan.MAX_DEFINITIONS_PER_FILE])
+    assert f"defines {kept}\n" in files + "\n"
+    assert "later(x)" not in files
+    assert "- src/fresh.py — created; defines fresh_one(x)" in files
