@@ -65,8 +65,7 @@ def _flatten(node: Any, parts: list[Any]) -> None:
 
 def _walk(node: Any, parts: list[Any], suspects: list[Any]) -> None:
     # Strings, the leaves nearly every node is, are tested in the loop rather than by a call
-    # each (and the two loops repeat it): this runs on every message of a first sighting and of
-    # every re-run.
+    # each (and the two loops repeat it): this runs on every message of a first sighting.
     if isinstance(node, dict):
         parts += (_DICT, len(node))
         for key, value in node.items():
