@@ -6,7 +6,7 @@ Checking and repairing a message list at the library's door is message_input.py'
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from compaction.summary import is_summary_text
@@ -102,6 +102,9 @@ def _reject_constant(name: str) -> Any:
 #: One strict decoder for every call: `json.loads(text, parse_constant=...)` builds a new
 #: JSONDecoder each time, which cost more than parsing a typical tool call's arguments.
 _STRICT_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+#: Its scanner (C's, the one `decode` calls), which typeshed does not declare on the decoder.
+_STRICT_SCAN: Callable[[str, int], tuple[Any, int]]
+_STRICT_SCAN = _STRICT_DECODER.scan_once  # type: ignore[attr-defined]
 
 
 def loads_json(text: str) -> Any:
@@ -113,6 +116,20 @@ def loads_json(text: str) -> Any:
     if not isinstance(text, str) or text.startswith("\ufeff"):
         # What json.loads does besides decoding (bytes, the BOM error), word for word.
         return json.loads(text, parse_constant=_reject_constant)
+    if text.startswith("{"):
+        # An object from the first character to the last, as nearly every tool call's arguments
+        # are: the scanner alone. `decode` adds two whitespace matches and two Python calls
+        # around it, which cost as much as scanning a typical call's arguments. From "{" the
+        # scanner raises what `decode` raises (it passes the scanner's errors on), but for a
+        # value missing inside (StopIteration, which `decode` words); that and text after the
+        # object (whitespace, extra data) go through `decode`, which says the rest.
+        try:
+            value, end = _STRICT_SCAN(text, 0)
+        except StopIteration:
+            pass
+        else:
+            if end == len(text):
+                return value
     return _STRICT_DECODER.decode(text)
 
 

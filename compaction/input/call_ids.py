@@ -9,6 +9,7 @@ stopped (`message_input.Passes`). (Split from message_input.py.)
 from __future__ import annotations
 
 from collections import deque
+from typing import Any
 
 from compaction.errors import InvalidConversationError
 from compaction.messages import Message, tool_calls
@@ -23,22 +24,25 @@ class Pairing:
     """
 
     def __init__(self) -> None:
-        self.pending = _PendingCalls([])
+        self.pending: _PendingCalls | None = None  # None: no call awaits a result
 
     def feed(self, messages: list[Message], index: int, repairs: list[str]) -> None:
         message = messages[index]
         role = message.get("role")
         if role == "assistant":
-            self.pending = _PendingCalls([str(call.get("id")) for call in tool_calls(message)])
+            calls = tool_calls(message)
+            self.pending = _PendingCalls([str(call.get("id")) for call in calls]) if calls else None
             return
         if role != "tool":
-            self.pending = _PendingCalls([])
+            self.pending = None
             return
         call_id = message.get("tool_call_id")
+        pending = self.pending
         if isinstance(call_id, str) and call_id:
-            self.pending.answer(call_id)
+            if pending is not None:
+                pending.answer(call_id)
             return
-        guessed = self.pending.take_first()
+        guessed = pending.take_first() if pending is not None else None
         if guessed is None:
             raise InvalidConversationError(
                 "tool message has no tool_call_id and no preceding call it could answer", index
@@ -62,20 +66,28 @@ class _PendingCalls:
 
     def __init__(self, call_ids: list[str]) -> None:
         self._ids = call_ids
-        self._answered = [False] * len(call_ids)
+        # Answers by id are only read when a result without an id must take the first call
+        # still waiting, which nearly no conversation has: until then they are only listed, and
+        # the index below is built (and they are applied, in order) when first needed.
+        self._early: list[str] = []
+        self._answered: list[bool] = []
         self._first = 0  # every call before this one is answered
-        self._positions: dict[str, deque[int]] = {}
-        for position, call_id in enumerate(call_ids):
-            self._positions.setdefault(call_id, deque()).append(position)
+        self._positions: dict[str, deque[int]] | None = None
 
     def answer(self, call_id: str) -> None:
         """Mark the first unanswered call with this id answered (nothing if there is none)."""
+        if self._positions is None:
+            self._early.append(call_id)
+            return
         positions = self._positions.get(call_id)
         if positions:
             self._answered[positions.popleft()] = True
 
     def take_first(self) -> str | None:
         """The id of the first unanswered call, now marked answered; None when all are."""
+        if self._positions is None:
+            self._index()
+        assert self._positions is not None
         while self._first < len(self._ids) and self._answered[self._first]:
             self._first += 1
         if self._first == len(self._ids):
@@ -85,6 +97,15 @@ class _PendingCalls:
         # The first unanswered call overall is also the first unanswered one with its id.
         self._positions[call_id].popleft()
         return call_id
+
+    def _index(self) -> None:
+        self._answered = [False] * len(self._ids)
+        self._positions = {}
+        for position, call_id in enumerate(self._ids):
+            self._positions.setdefault(call_id, deque()).append(position)
+        for call_id in self._early:
+            self.answer(call_id)
+        self._early = []
 
 
 class Renaming:
@@ -107,12 +128,15 @@ class Renaming:
 
     def feed(self, messages: list[Message], index: int, repairs: list[str]) -> None:
         message = messages[index]
+        waiting = self.waiting
         if message.get("role") == "tool":
             written = str(message.get("tool_call_id"))
-            queue = self.waiting.get(written)
+            queue = waiting.get(written)
             if not queue:
                 return
             actual = queue.popleft()
+            if not queue:
+                del waiting[written]  # an id answered is forgotten: the dict holds what waits
             if actual != written:
                 messages[index] = {**message, "tool_call_id": actual}
             return
@@ -120,7 +144,7 @@ class Renaming:
         if not calls:
             return
         used = self.used
-        renamed_calls = []
+        renamed_calls: list[dict[str, Any]] | None = None  # a copy only once a call is renamed
         for position, call in enumerate(calls):
             call_id = str(call.get("id"))
             fresh = call_id
@@ -134,8 +158,14 @@ class Renaming:
                     f"message {index}: tool_calls[{position}] reused the id {call_id!r} of an "
                     f"earlier call; renamed {fresh!r} (with the result that answers it)"
                 )
+                if renamed_calls is None:
+                    renamed_calls = list(calls)
+                renamed_calls[position] = {**call, "id": fresh}
             used.add(fresh)
-            self.waiting.setdefault(call_id, deque()).append(fresh)
-            renamed_calls.append(call if fresh == call_id else {**call, "id": fresh})
-        if any(new is not old for new, old in zip(renamed_calls, calls, strict=True)):
+            queue = waiting.get(call_id)
+            if queue is None:
+                waiting[call_id] = deque((fresh,))
+            else:
+                queue.append(fresh)
+        if renamed_calls is not None:
             messages[index] = {**message, "tool_calls": renamed_calls}

@@ -16,6 +16,7 @@ from typing import Any
 
 from compaction.errors import InvalidConversationError
 from compaction.input.call_ids import Pairing, Renaming
+from compaction.input.fingerprint import Fingerprint, fingerprint
 from compaction.messages import (
     ROLES,
     Message,
@@ -76,26 +77,43 @@ class Passes:
 
 
 def check_from(
-    messages: list[Any] | tuple[Any, ...], start: int, checked: list[Message], passes: Passes
+    messages: list[Any] | tuple[Any, ...],
+    start: int,
+    checked: list[Message],
+    passes: Passes,
+    fingerprints: list[Fingerprint] | None = None,
 ) -> list[str]:
     """Check `messages[start:]`, appending them to `checked` (which holds the first `start`
-    already checked), and return every repair so far. Raises InvalidConversationError."""
+    already checked), and return every repair so far. Raises InvalidConversationError.
+
+    Given `fingerprints`, each message's fingerprint (of the message as given) is appended to it,
+    taken by the same walk that looks for lone surrogates (input/fingerprint.py)."""
     for index in range(start, len(messages)):
-        checked.append(_validate_one(messages[index], index, passes.each))
+        checked.append(_validate_one(messages[index], index, passes.each, fingerprints))
     return resume_passes(checked, start, passes)
 
 
 def resume_passes(checked: list[Message], start: int, passes: Passes) -> list[str]:
     """The passes that look back (pairing results with calls, renaming reused ids), resumed over
     `checked[start:]`; every repair so far. Raises InvalidConversationError."""
+    # One loop feeding both: pairing at a message reads only that message, which renaming has
+    # not reached yet, and renaming reads it as pairing left it, as two loops had it. (Renaming
+    # raises nothing, so an error is pairing's, at the same index.)
+    pairing, paired, renaming, renamed = (
+        passes.pairing,
+        passes.paired,
+        passes.renaming,
+        passes.renamed,
+    )
     for index in range(start, len(checked)):
-        passes.pairing.feed(checked, index, passes.paired)
-    for index in range(start, len(checked)):
-        passes.renaming.feed(checked, index, passes.renamed)
+        pairing.feed(checked, index, paired)
+        renaming.feed(checked, index, renamed)
     return passes.repairs()
 
 
-def _validate_one(message: Any, index: int, repairs: list[str]) -> Message:
+def _validate_one(
+    message: Any, index: int, repairs: list[str], fingerprints: list[Fingerprint] | None = None
+) -> Message:
     if not isinstance(message, dict):
         raise InvalidConversationError(
             f"expected a message object, got {type(message).__name__}", index
@@ -105,19 +123,14 @@ def _validate_one(message: Any, index: int, repairs: list[str]) -> Message:
         raise InvalidConversationError(
             f"unknown role {role!r}; expected one of {', '.join(ROLES)}", index
         )
-    message = _replace_lone_surrogates(message, index, repairs)
-    copy: Message | None = None
-
-    def writable() -> Message:
-        nonlocal copy
-        if copy is None:
-            copy = dict(message)
-        return copy
+    message = _replace_lone_surrogates(message, index, repairs, fingerprints)
+    copy: Message | None = None  # made by the first repair (`_writable`), then edited
 
     content = message.get("content")
     if "content" in message and not _content_ok(content):
         if isinstance(content, int | float | bool):
-            writable()["content"] = str(content)
+            copy = _writable(copy, message)
+            copy["content"] = str(content)
             repairs.append(f"message {index}: numeric content converted to text")
         else:
             raise InvalidConversationError(
@@ -125,7 +138,8 @@ def _validate_one(message: Any, index: int, repairs: list[str]) -> Message:
                 index,
             )
     elif isinstance(content, list) and any(isinstance(part, str) for part in content):
-        writable()["content"] = [
+        copy = _writable(copy, message)
+        copy["content"] = [
             {"type": "text", "text": part} if isinstance(part, str) else part for part in content
         ]
         repairs.append(f"message {index}: bare strings in the content list became text parts")
@@ -145,27 +159,47 @@ def _validate_one(message: Any, index: int, repairs: list[str]) -> Message:
             fixed_calls.append(fixed)
             changed = changed or call_changed
         if changed:
-            writable()["tool_calls"] = fixed_calls
+            copy = _writable(copy, message)
+            copy["tool_calls"] = fixed_calls
         if not calls:
-            del writable()["tool_calls"]
+            copy = _writable(copy, message)
+            del copy["tool_calls"]
             repairs.append(f"message {index}: empty tool_calls list removed")
 
     if role == "tool":
         call_id = message.get("tool_call_id")
         if call_id is not None and not isinstance(call_id, str):
-            writable()["tool_call_id"] = str(call_id)
+            copy = _writable(copy, message)
+            copy["tool_call_id"] = str(call_id)
             repairs.append(f"message {index}: tool_call_id converted to a string")
         if content is None:
-            writable()["content"] = ""
+            copy = _writable(copy, message)
+            copy["content"] = ""
             repairs.append(f"message {index}: tool result with no content given empty text")
     return copy if copy is not None else message
 
 
-def _replace_lone_surrogates(message: Message, index: int, repairs: list[str]) -> Message:
+def _writable(copy: Message | None, message: Message) -> Message:
+    """The message's copy to repair: `copy` once made, else a new one (the input is never
+    edited). A function, not a closure over the two: a closure made per message cost ~1 ms at
+    5,000 messages, and nearly every message needs no copy."""
+    return copy if copy is not None else dict(message)
+
+
+def _replace_lone_surrogates(
+    message: Message, index: int, repairs: list[str], fingerprints: list[Fingerprint] | None
+) -> Message:
     """`message`, or a copy with every lone surrogate (in any string, keys included) replaced
-    by U+FFFD and the count reported: the one repair that lets the text be written at all."""
+    by U+FFFD and the count reported: the one repair that lets the text be written at all.
+    Given `fingerprints`, the message's fingerprint is appended to it (the same walk)."""
     try:
-        if not _holds_surrogates(message):
+        if fingerprints is None:
+            holds = _holds_surrogates(message)
+        else:
+            suspects: list[Any] = []  # what may hold one: strings not ASCII, tuples, odd keys
+            fingerprints.append(fingerprint(message, suspects))
+            holds = any(map(_holds_surrogates, suspects))
+        if not holds:
             return message  # nearly every message: one read, no copy
         fixed, count = _without_surrogates(message)
     except RecursionError as exc:
@@ -314,11 +348,13 @@ def arguments_notes(messages: list[Message], start: int, notes: list[str]) -> No
 def arguments_problem(arguments: str) -> str | None:
     """Why a provider would reject these tool-call arguments (completing "arguments ..."), or
     None when they are a JSON object, the only arguments every provider accepts."""
-    if has_non_finite_numbers(arguments):
-        return "hold NaN or Infinity, which is not valid JSON"
     try:
         value = loads_json(arguments)
     except (ValueError, RecursionError):
+        # Only arguments the strict parse rejects can be NaN or Infinity that Python's accepts:
+        # asked after it, not before, valid arguments are not searched for them as well.
+        if has_non_finite_numbers(arguments):
+            return "hold NaN or Infinity, which is not valid JSON"
         return "are not valid JSON"
     if not isinstance(value, dict):
         kind = {list: "array", str: "string", bool: "boolean"}.get(type(value), "number")

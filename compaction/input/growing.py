@@ -33,6 +33,7 @@ from compaction.input.checks import (
     resume_passes,
     validate_messages,
 )
+from compaction.input.fingerprint import Fingerprint, fingerprint
 from compaction.messages import Message
 from compaction.tokens import TokenCounter
 from compaction.tokens.tally import TokenTally
@@ -54,8 +55,8 @@ class GrowingConversation:
     def __init__(self, remember: bool = True, fingerprints: bool = False) -> None:
         self._remember = remember  # False: a one-shot check, no copies kept for the next call
         # The snapshot each checked message is compared with (see the module's docstring).
-        self._snapshot: Callable[[Any], Any] = _fingerprint if fingerprints else _structure_copy
-        self._compare_as: Callable[[Any], Any] | None = _fingerprint if fingerprints else None
+        self._snapshot: Callable[[Any], Any] = fingerprint if fingerprints else _structure_copy
+        self._compare_as: Callable[[Any], Any] | None = fingerprint if fingerprints else None
         self._reset()
 
     def _reset(self) -> None:
@@ -153,11 +154,15 @@ class GrowingConversation:
 
     def _extend(self, messages: list[Any] | tuple[Any, ...], start: int) -> list[str]:
         checked = self._checked
-        repairs = check_from(messages, start, checked, self._passes)
+        # Fingerprints are taken by the check's own walk of each message (input/fingerprint.py).
+        taken: list[Fingerprint] | None = (
+            [] if self._remember and self._compare_as is not None else None
+        )
+        repairs = check_from(messages, start, checked, self._passes, taken)
         if self._remember:
             new = messages[start:]
             self._inputs.extend(new)
-            self._snapshots.extend(map(self._snapshot, new))
+            self._snapshots.extend(taken if taken is not None else map(self._snapshot, new))
             self._repaired.extend(
                 (copy, self._snapshot(copy))
                 for copy, given in zip(checked[start:], new, strict=True)
@@ -174,40 +179,6 @@ def _structure_copy(node: Any) -> Any:
     if isinstance(node, list):
         return [_structure_copy(item) for item in node]
     return node
-
-
-_DICT = object()  # markers no message can hold: with the lengths, the flat form is unambiguous
-_LIST = object()
-
-
-def _fingerprint(message: Any) -> tuple[Any, ...]:
-    """`message` flattened to one tuple: each dict and list as a marker and its length, then its
-    keys and values in order, every other value shared. Equal (item by item, identity first) to
-    the fingerprint taken again exactly when no dict or list in it was edited in place (a
-    reordered dict counts as edited: it is checked again, which is never wrong)."""
-    parts: list[Any] = []
-    _flatten(message, parts)
-    return tuple(parts)
-
-
-def _flatten(node: Any, parts: list[Any]) -> None:
-    if isinstance(node, dict):
-        parts += (_DICT, len(node))
-        for key, value in node.items():
-            parts.append(key)
-            if isinstance(value, dict | list):
-                _flatten(value, parts)
-            else:
-                parts.append(value)
-    elif isinstance(node, list):
-        parts += (_LIST, len(node))
-        for item in node:
-            if isinstance(item, dict | list):
-                _flatten(item, parts)
-            else:
-                parts.append(item)
-    else:
-        parts.append(node)
 
 
 class LastConversation:

@@ -119,3 +119,42 @@ def message_bounds(
             lower += low
             upper += high
     return lower, upper
+
+
+def bpe_message_bounds(message: Message, longest_token_bytes: int) -> tuple[int, int]:
+    """`message_bounds(message, bpe_bounds(longest_token_bytes), {})`, read in one pass.
+
+    A decision on a conversation's middle bounds every message of it (thousands, once each):
+    this walks the texts the counting rule counts (those of `message_texts`) without building
+    their list or calling a bound per text."""
+    size = 0  # the UTF-8 bytes of every text: the upper bound, beyond the fixed costs
+    lower = upper = MESSAGE_OVERHEAD
+    content = message.get("content")
+    if isinstance(content, str):
+        size = len(content) if content.isascii() else utf8_length(content)
+        lower += -(-size // longest_token_bytes)
+    elif isinstance(content, list):
+        lower = upper = MESSAGE_OVERHEAD + IMAGE_TOKENS * image_count(message)
+        for part in content:
+            if isinstance(part, dict):
+                text = part.get("text")
+                if isinstance(text, str):
+                    length = len(text) if text.isascii() else utf8_length(text)
+                    lower += -(-length // longest_token_bytes)
+                    size += length
+    calls = message.get("tool_calls")
+    if isinstance(calls, list):
+        for call in calls:
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict):
+                for text in (function.get("name"), function.get("arguments")):
+                    if isinstance(text, str):
+                        length = len(text) if text.isascii() else utf8_length(text)
+                        lower += -(-length // longest_token_bytes)
+                        size += length
+    call_id = message.get("tool_call_id")
+    if isinstance(call_id, str):
+        length = len(call_id) if call_id.isascii() else utf8_length(call_id)
+        lower += -(-length // longest_token_bytes)
+        size += length
+    return lower, upper + size

@@ -19,6 +19,7 @@ import pytest
 from corpus_paths import corpus_files
 
 from compaction import CompactionConfig, Compactor, make_counter
+from compaction.cache import CompactionCache
 from compaction.formats import load_conversations
 from compaction.messages import Message
 from compaction.result import CompactionResult, without_timings
@@ -175,3 +176,41 @@ def test_every_corpus_file_decides_as_exact_counts_do(path: Any) -> None:
             _same(CompactionConfig(context_length=window), messages)
     if not corpus_files():
         pytest.skip("no corpus beside the project")
+
+
+# -- the tally's own decision: at_least against the exact sum ------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_at_least_answers_as_the_exact_sum_does_at_every_value(seed: int) -> None:
+    from compaction.tokens.tally import TokenTally
+
+    rng = random.Random(seed)
+    messages = generated_session(rng)
+    counter = make_counter("tiktoken", "gpt-4o")
+    exact = [counter.count_message(message) for message in messages]
+    positions = sorted(rng.sample(range(len(messages)), rng.randrange(1, len(messages) + 1)))
+    total = sum(exact[i] for i in positions)
+    for value in {0, 1, total - 1, total, total + 1, rng.randrange(0, 2 * total + 2)}:
+        fresh = make_counter("tiktoken", "gpt-4o", CompactionCache())
+        tally = TokenTally(messages, fresh)
+        assert tally.at_least(value, positions) == (total >= value)
+        assert tally.at_least(value, positions) == (total >= value)  # again, from what it knows
+
+
+def test_a_straddling_decision_counts_about_what_settles_it() -> None:
+    # 400 messages of one size: bounds say 4+4..4+500 each, counts ~4+125. Reaching a value
+    # 60 messages' worth of counts above the lower bounds takes ~60 counts; doubling batches
+    # (16, 32, 64) counted 112.
+    from compaction.tokens.tally import FIRST_BATCH, TokenTally
+
+    text = " ".join(f"word{i % 97}" for i in range(80))[:500]
+    messages: list[Message] = [{"role": "user", "content": text} for _ in range(400)]
+    counter = make_counter("tiktoken", "gpt-4o", CompactionCache())
+    count = counter.count_message(messages[0])
+    low, _ = TokenTally(messages, counter).bounds(0)
+    value = 400 * low + 60 * (count - low)
+    tally = TokenTally(messages, make_counter("tiktoken", "gpt-4o", CompactionCache()))
+    assert tally.at_least(value)
+    counted = sum(known is not None for known in tally.known())
+    assert 60 <= counted <= 60 * 1.25 + FIRST_BATCH

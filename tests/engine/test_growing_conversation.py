@@ -179,8 +179,28 @@ def test_agent_loop_decisions_match_a_fresh_compactor_each_step() -> None:
 )
 def test_the_quick_surrogate_test_agrees_with_the_repair(node: Any) -> None:
     from compaction.input.checks import _holds_surrogates, _without_surrogates
+    from compaction.input.fingerprint import fingerprint
 
     assert _holds_surrogates(node) == (_without_surrogates(node)[1] > 0)
+    # The cache's check finds them by the fingerprint's walk, which searches only its suspects.
+    suspects: list[Any] = []
+    taken = fingerprint(node, suspects)
+    assert any(map(_holds_surrogates, suspects)) == _holds_surrogates(node)
+    assert fingerprint(node) == taken  # a re-run takes it without the suspects: the same parts
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"role": "user", "content": "lone \ud800 high", "\udc01": ("\ud802",)},
+        {"role": "user", "content": [{"type": "text", "text": "a\udfffb"}, "bare \ud800"]},
+        {"role": "user", "content": "café \ud800", ("t",): 1, 2: "é"},
+        {"role": "assistant", "content": None, "tool_calls": [{"function": {"name": "n\ud801"}}]},
+    ],
+)
+def test_the_cache_check_repairs_surrogates_as_the_plain_check_does(message: Any) -> None:
+    conversation = [{"role": "system", "content": "s"}, message]
+    assert check_once(conversation, CompactionCache())[:2] == validate_messages(conversation)
 
 
 # -- the cache's check: a re-run with other budgets is a new Compactor given the same cache -----
@@ -203,7 +223,7 @@ def test_a_conversation_checked_again_in_the_process_is_reused_unchanged() -> No
 
 
 def test_a_fingerprint_changes_with_every_edit_in_place_and_only_then() -> None:
-    from compaction.input.growing import _fingerprint
+    from compaction.input.fingerprint import fingerprint as _fingerprint
 
     message: dict[str, Any] = {
         "role": "assistant",
@@ -211,7 +231,7 @@ def test_a_fingerprint_changes_with_every_edit_in_place_and_only_then() -> None:
         "tool_calls": [{"id": "c1", "function": {"name": "ls", "arguments": "{}"}}],
     }
     taken = _fingerprint(message)
-    assert _fingerprint(message) == taken
+    assert _fingerprint(message) == taken == _fingerprint(message, [])
     edits = [
         lambda m: m["content"][0].update(text="b"),  # a leaf deep inside
         lambda m: m["content"].append({"type": "text", "text": "c"}),  # a list grows
@@ -229,6 +249,7 @@ def test_a_fingerprint_changes_with_every_edit_in_place_and_only_then() -> None:
         assert _fingerprint(edited) == taken  # an equal message, built anew
         edit(edited)
         assert _fingerprint(edited) != taken
+        assert _fingerprint(edited, []) == _fingerprint(edited)
 
 
 def test_the_process_wide_check_sees_edits_in_place_even_of_a_repaired_copy() -> None:

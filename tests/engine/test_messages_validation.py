@@ -4,6 +4,7 @@ input is never mutated (compared against a deep copy taken before the call)."""
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -370,3 +371,42 @@ def test_loads_json_rejects_what_only_python_accepts() -> None:
     for text in ("NaN", '{"a": Infinity}', "[-Infinity]"):
         with pytest.raises(ValueError, match="is not valid JSON"):
             loads_json(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1}',
+        '{"a": 1} ',
+        '{"a": 1}\n',
+        '{"a": 1}x',
+        '{"a": 1}{}',
+        "{}",
+        "{",
+        '{"a": }',
+        '{"a": NaN}',
+        '{"a": [1, {"b": -Infinity}]}',
+        '{"a": "\\ud800"}',
+        '{"a": 1, }',
+        " {}",
+        "[]",
+        "",
+        '"s"',
+        "1 2",
+        "\ufeff{}",
+    ],
+)
+def test_loads_json_reads_and_rejects_as_the_strict_decoder_does(text: str) -> None:
+    # Its fast path (an object from the first character) must give decode's value or error,
+    # word for word: the errors are shown to users.
+    from compaction.messages import _STRICT_DECODER
+
+    def outcome(read: Any) -> tuple[str, Any]:
+        try:
+            return "value", read(text)
+        except ValueError as error:
+            return type(error).__name__, str(error)
+
+    # (A BOM is json.loads' own error, which loads_json leaves to it.)
+    expected = outcome(json.loads if text.startswith("\ufeff") else _STRICT_DECODER.decode)
+    assert outcome(loads_json) == expected

@@ -18,6 +18,7 @@ from compaction.tokens import TiktokenCounter, make_counter
 from compaction.tokens.bounds import (
     LONGEST_TOKEN_BYTES,
     bpe_bounds,
+    bpe_message_bounds,
     message_bounds,
     rough_bounds,
     utf8_length,
@@ -159,3 +160,24 @@ def test_a_messages_bounds_hold_its_count_by_the_counting_rule(model: str) -> No
         assert low <= exact <= high
         # With every text's count known, the bounds are the count.
         assert message_bounds(message, bounds, counter._cache) == (exact, exact)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_the_one_pass_bounds_of_a_message_are_the_general_ones(encoding: str) -> None:
+    longest = LONGEST_TOKEN_BYTES[encoding]
+    messages = _messages(random.Random(11))
+    messages += [
+        {"role": "assistant", "content": None, "tool_calls": [1, {"function": "x"}, {}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "é"}, "bare", {}]},
+        {"role": "assistant", "content": "", "tool_calls": [call_with(name=3, arguments="")]},
+        {"role": "tool", "tool_call_id": "ü" * 200, "content": 7},
+        {"role": "user", "content": "\ud800 lone"},
+    ]
+    for message in messages:
+        assert bpe_message_bounds(message, longest) == message_bounds(
+            message, bpe_bounds(longest), {}
+        )
+
+
+def call_with(**function: Any) -> dict[str, Any]:
+    return {"id": "c", "type": "function", "function": function}
