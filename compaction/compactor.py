@@ -28,7 +28,7 @@ from compaction.cache import CompactionCache, current_cache
 from compaction.config import CompactionConfig
 from compaction.deferred import Deferred, detail, resolve
 from compaction.errors import ConfigError, InvalidConversationError
-from compaction.input.growing import GrowingConversation, check_and_count_once
+from compaction.input.growing import GrowingConversation, check_and_count_once, memo_for
 from compaction.messages import Marks, Message, content_text, last_user_index, split_marks
 from compaction.phases.outcome import final_fates
 from compaction.phases.pins import resolve_pins
@@ -246,6 +246,7 @@ class Compactor:
                 recorded=recorded,
                 previous_summary=self.previous_summary,
                 pinned=pinned,
+                memo=memo_for(tokens, self.cache),
             ),
             self.phases,
         )

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import operator
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from compaction.cache import CompactionCache, current_cache
@@ -195,6 +195,10 @@ class LastConversation:
         # id(counter) -> its tally of the conversation (counts made on demand, kept for re-runs)
         self.counts: dict[int, tuple[TokenCounter, TokenTally]] = {}
         self.generation = 0  # bumped whenever the remembered messages start over
+        #: What the phases work out of the conversation that no budget changes (Phase 1's plan:
+        #: phases/prune.py), kept for a re-run: a new one whenever the conversation changes, and
+        #: handed out only with the conversation's own tally (`memo_for`).
+        self.memo: dict[Hashable, Any] = {}
         self.lock = threading.Lock()  # Streamlit runs sessions in threads
 
     def check(self, messages: Any) -> tuple[list[Message], list[str], int]:
@@ -204,6 +208,8 @@ class LastConversation:
         if reused == 0:  # remembered afresh: no earlier count holds
             self.counts.clear()
             self.generation += 1
+        if reused != len(checked):  # not the very conversation the memo was made of
+            self.memo = {}
         return checked, repairs, reused
 
 
@@ -265,4 +271,20 @@ def remember_checked(messages: list[Message], cache: CompactionCache) -> bool:
     with last.lock:
         last.counts.clear()
         last.generation += 1
+        last.memo = {}
         return last.conversation.adopt(messages)
+
+
+def memo_for(tally: TokenTally, cache: CompactionCache | None = None) -> dict[Hashable, Any] | None:
+    """Where phases keep what they work out of the conversation `tally` counts, for a re-run of
+    it with other budgets: the memo of the conversation the cache remembers, when `tally` is
+    that conversation's (check_and_count_once hands out a kept tally only for messages it found
+    unchanged); else None (nothing is kept)."""
+    owner = cache if cache is not None else current_cache()
+    last = owner.conversation if owner is not None else None
+    if not isinstance(last, LastConversation):
+        return None
+    with last.lock:
+        if any(kept is tally for _, kept in last.counts.values()):
+            return last.memo
+    return None

@@ -20,9 +20,9 @@ Three turns of the road are decided by the phases themselves, on the state:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from compaction.config import CompactionConfig
 from compaction.deferred import Deferred, resolve, stored
@@ -74,6 +74,9 @@ class CompactionState:
     #: The input indexes the config's pins keep, resolved once at the door (phases/pins.py):
     #: no phase summarises, cuts or drops them.
     pinned: PinnedMessages = field(default_factory=PinnedMessages)
+    #: What phases keep of this conversation for a re-run with other budgets (the cache's, for
+    #: the conversation it remembers: input/growing.memo_for); None keeps nothing.
+    memo: dict[Hashable, Any] | None = None
     # The conversation as it stands.
     messages: list[Message] = field(default_factory=list)
     origins: list[int | None] = field(default_factory=list)
@@ -145,7 +148,12 @@ class Prune:
         state.merged_at = {index for index, _ in state.merged_previous}
         work_tokens = recounted(state.input_tokens, state.working, state.merged_at, state.counter)
         result = prune(
-            state.working, state.config, state.counter, work_tokens, pinned=state.pinned.indexes
+            state.working,
+            state.config,
+            state.counter,
+            work_tokens,
+            pinned=state.pinned.indexes,
+            memo=state.memo,
         )
         state.pruned = result
         state.pruned_tokens = counts_after(result, work_tokens, state.counter)

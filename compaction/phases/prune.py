@@ -9,8 +9,9 @@ exactly as Phase 2 walks it, so recent outputs are never touched.
 from __future__ import annotations
 
 import json
+import operator
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Hashable, MutableMapping, Sequence
 from typing import Any
 
 from compaction.cache import remembered
@@ -103,14 +104,18 @@ def prune(
     tokens: Sequence[int] | None = None,
     *,
     pinned: Collection[int] = (),
+    memo: MutableMapping[Hashable, Any] | None = None,
 ) -> PhaseResult:
     """Run Phase 1 on `messages` (never mutated); `tokens` are their counts when known;
-    `pinned` are the indexes the user pinned, left as they are."""
+    `pinned` are the indexes the user pinned, left as they are. `memo` keeps what this phase
+    works out of the conversation for a re-run of it with other budgets (see `_Plan`)."""
     started = time.perf_counter()
     if tokens is None:
         tokens = [counter.count_message(message) for message in messages]
     head_end = find_head_end(messages, config.protect_first_n)
     tail_start, _ = walk_tail(tokens, head_end, config)
+    plan = _plan_for(messages, config, memo)
+    plan.walk_to(tail_start)
     output = list(messages)
     fates: dict[int, str] = {}
     # (index, its call id, kept index, kept call id, content) of each duplicate, newest first.
@@ -118,65 +123,33 @@ def prune(
     one_liners: list[dict[str, Any]] = []
     shrunk: list[dict[str, Any]] = []
 
-    # 1. Dedupe, newest to oldest, over the whole conversation but the head (lossless: the newest
-    # copy stays).
-    # Keyed by the text itself: Python caches a string's hash, so a re-run over the same
-    # messages hashes nothing, where an MD5 of every output cost a pass over all of them. The MD5
-    # (the report's name for a duplicate) is computed only for the duplicates reported, and only
-    # once the report is read (_dedupe_rows).
-    newest: dict[str, tuple[int, str | None]] = {}
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        content = message.get("content")
-        if message.get("role") != "tool" or not isinstance(content, str):
-            continue
-        if len(content) <= config.prune_min_chars or is_already_pruned(content):
-            continue
-        if content not in newest:
-            newest[content] = (index, message.get("tool_call_id"))
-            continue
+    # 1. Dedupe over the whole conversation but the head (lossless: the newest copy stays).
+    for duplicate in plan.duplicates:
+        index = duplicate[0]
         if index < head_end or index in pinned:
             continue  # the protected head is never modified, not even by a lossless dedupe
-        kept_index, kept_call = newest[content]
-        output[index] = {**message, "content": DUPLICATE_MARKER}
+        output[index] = {**messages[index], "content": DUPLICATE_MARKER}
         fates[index] = Fate.DEDUPLICATED
-        duplicates.append((index, message.get("tool_call_id"), kept_index, kept_call, content))
+        duplicates.append(duplicate)
 
     # 2. One-line summaries and 3. argument shrinking, outside the head and the protected tail.
-    # One walk from the start also finds the call each result answers: the latest earlier call
-    # with its id that is still open. Agents do reuse ids (tau-bench answers two different calls
-    # with one id), and a plain id -> call map would name the second tool in the first result's
-    # one-line summary.
-    open_calls: dict[str, dict[str, Any]] = {}
-    for index in range(tail_start):
+    for index, tool, line, changes in plan.steps:
+        if index >= tail_start:
+            break
+        if index < head_end or index in pinned:
+            continue  # the head, a pinned message (kept verbatim)
         message = messages[index]
-        role = message.get("role")
-        if role == "tool":
-            call = open_calls.pop(str(message.get("tool_call_id")), None)
-            if index < head_end or index in pinned or index in fates:
-                continue  # the head, a pinned result (kept verbatim), a duplicate
-            content = message.get("content")
-            if not isinstance(content, str) or len(content) <= config.prune_min_chars:
-                continue
-            if is_already_pruned(content):
-                continue
-            name = "unknown" if call is None else call_name(call)
-            arguments = "" if call is None else call_arguments(call)
-            line = one_line_summary(name, arguments, content)
+        if line is not None:
             output[index] = {**message, "content": line}
             fates[index] = Fate.CUT_TO_ONE_LINE
-            one_liners.append({"index": index, "tool": name, "line": line, "chars": len(content)})
-            continue
-        calls = tool_calls(message)
-        for call in calls:
-            call_id = call.get("id")
-            if isinstance(call_id, str):
-                open_calls[call_id] = call
-        if role == "assistant" and calls and index >= head_end and index not in pinned:
-            new_calls = _shrink_calls(calls, config, shrunk, index)
-            if new_calls is not None:
-                output[index] = {**message, "tool_calls": new_calls}
-                fates[index] = Fate.ARGUMENTS_SHORTENED
+            chars = len(message["content"])
+            one_liners.append({"index": index, "tool": tool, "line": line, "chars": chars})
+        else:
+            output[index] = {
+                **message,
+                "tool_calls": _shrunk_calls(message, changes, shrunk, index),
+            }
+            fates[index] = Fate.ARGUMENTS_SHORTENED
 
     # Figures to report; with a tally (tokens/tally.py) counted when first read.
     counts = tokens
@@ -230,32 +203,152 @@ def _dedupe_rows(duplicates: list[tuple[int, Any, int, str | None, str]]) -> lis
     ]
 
 
-def _shrink_calls(
-    calls: list[dict[str, Any]], config: CompactionConfig, shrunk: list[dict[str, Any]], index: int
-) -> list[dict[str, Any]] | None:
-    """The calls with their long arguments shortened, or None when none changed (most calls
-    are short: their message keeps its list, nothing is copied)."""
-    new_calls: list[dict[str, Any]] | None = None
-    for position, call in enumerate(calls):
-        arguments = call_arguments(call)
-        if len(arguments) <= config.args_max_chars:
-            continue
-        smaller = shrink_arguments(arguments, config.args_keep_chars)
-        if smaller is None or smaller == arguments:
-            continue
-        if new_calls is None:
-            new_calls = list(calls)
-        new_calls[position] = {**call, "function": {**call["function"], "arguments": smaller}}
+class _Plan:
+    """Phase 1's decisions about each message that no budget changes: which tool outputs
+    duplicate a newer one, which outputs are long enough to cut to one line (and that line),
+    which calls' arguments shrink (and to what). Budgets decide only where they apply — not in
+    the protected head, the protected tail or a pinned message — so a re-run of the same
+    conversation with other budgets applies the plan the first run made (kept in the memo the
+    cache holds for the conversation: input/growing.py) instead of reading every message again.
+
+    The forward walk (one-liners and arguments) goes only as far as a run's protected tail
+    starts, where the walk stopped before, and resumes from there when a later run's tail starts
+    later: a cold run does no more than it did without a plan.
+    """
+
+    def __init__(self, messages: Sequence[Message], config: CompactionConfig) -> None:
+        self.base = list(messages)  # the messages it was made of: reused only for these objects
+        self.min_chars = config.prune_min_chars
+        self.args_max_chars = config.args_max_chars
+        self.args_keep_chars = config.args_keep_chars
+        # Dedupe, newest to oldest. Keyed by the text itself: Python caches a string's hash, so
+        # hashing costs nothing the second time, where an MD5 of every output cost a pass over
+        # all of them. The MD5 (the report's name for a duplicate) is computed only for the
+        # duplicates reported, and only once the report is read (_dedupe_rows).
+        #: (index, its call id, kept index, kept call id, content) of each, newest first.
+        self.duplicates: list[tuple[int, Any, int, str | None, str]] = []
+        newest: dict[str, tuple[int, str | None]] = {}
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            content = message.get("content")
+            if message.get("role") != "tool" or not isinstance(content, str):
+                continue
+            if len(content) <= self.min_chars or is_already_pruned(content):
+                continue
+            kept = newest.get(content)
+            if kept is None:
+                newest[content] = (index, message.get("tool_call_id"))
+            else:
+                self.duplicates.append((index, message.get("tool_call_id"), *kept, content))
+        self._duplicated = {duplicate[0] for duplicate in self.duplicates}
+        #: (index, tool, its one line, []) of each output to cut and (index, "", None,
+        #: [(position, shortened arguments), ...]) of each call list to shorten, in index order.
+        self.steps: list[tuple[int, str, str | None, list[tuple[int, str]]]] = []
+        self._walked = 0
+        # The call each result answers: the latest earlier call with its id that is still open.
+        # Agents do reuse ids (tau-bench answers two different calls with one id), and a plain
+        # id -> call map would name the second tool in the first result's one-line summary.
+        self._open_calls: dict[str, dict[str, Any]] = {}
+
+    def fits(self, messages: Sequence[Message], config: CompactionConfig) -> bool:
+        """Made of these very messages (which the caller's check found unchanged), with these
+        settings."""
+        return (
+            len(self.base) == len(messages)
+            and self.min_chars == config.prune_min_chars
+            and self.args_max_chars == config.args_max_chars
+            and self.args_keep_chars == config.args_keep_chars
+            and all(map(operator.is_, self.base, messages))
+        )
+
+    def walk_to(self, stop: int) -> None:
+        """Decide for every message before `stop` not decided yet."""
+        messages, open_calls, steps = self.base, self._open_calls, self.steps
+        for index in range(self._walked, stop):
+            message = messages[index]
+            role = message.get("role")
+            if role == "tool":
+                call = open_calls.pop(str(message.get("tool_call_id")), None)
+                if index in self._duplicated:
+                    continue  # a duplicate (or, in the head or pinned, kept verbatim)
+                content = message.get("content")
+                if not isinstance(content, str) or len(content) <= self.min_chars:
+                    continue
+                if is_already_pruned(content):
+                    continue
+                name = "unknown" if call is None else call_name(call)
+                arguments = "" if call is None else call_arguments(call)
+                steps.append((index, name, one_line_summary(name, arguments, content), []))
+                continue
+            calls = tool_calls(message)
+            for call in calls:
+                call_id = call.get("id")
+                if isinstance(call_id, str):
+                    open_calls[call_id] = call
+            if role == "assistant" and calls:
+                changes = self._shortened(calls)
+                if changes:
+                    steps.append((index, "", None, changes))
+        self._walked = max(self._walked, stop)
+
+    def _shortened(self, calls: list[dict[str, Any]]) -> list[tuple[int, str]]:
+        """(position, shortened arguments) of each call whose long arguments shrink (most calls
+        are short: nothing is shortened)."""
+        changes = []
+        for position, call in enumerate(calls):
+            arguments = call_arguments(call)
+            if len(arguments) <= self.args_max_chars:
+                continue
+            smaller = shrink_arguments(arguments, self.args_keep_chars)
+            if smaller is not None and smaller != arguments:
+                changes.append((position, smaller))
+        return changes
+
+
+#: How many plans a conversation's memo keeps (one per set of Phase 1 settings re-run with).
+MAX_PLANS = 4
+
+
+def _plan_for(
+    messages: Sequence[Message],
+    config: CompactionConfig,
+    memo: MutableMapping[Hashable, Any] | None,
+) -> _Plan:
+    """The plan a re-run made of these messages with these settings, else a new one (kept in
+    `memo` for the next run)."""
+    key = ("prune plan", config.prune_min_chars, config.args_max_chars, config.args_keep_chars)
+    if memo is not None:
+        plan = memo.get(key)
+        if isinstance(plan, _Plan) and plan.fits(messages, config):
+            return plan
+    plan = _Plan(messages, config)
+    if memo is not None:
+        plans = [k for k in memo if isinstance(k, tuple) and k[:1] == ("prune plan",)]
+        if key not in memo and len(plans) >= MAX_PLANS:
+            del memo[plans[0]]  # the plan made first
+        memo[key] = plan
+    return plan
+
+
+def _shrunk_calls(
+    message: Message, changes: list[tuple[int, str]], shrunk: list[dict[str, Any]], index: int
+) -> list[dict[str, Any]]:
+    """The message's calls with the plan's shortened arguments, each reported in `shrunk`
+    (new dicts each run: an output is the caller's to edit)."""
+    calls: list[dict[str, Any]] = list(message["tool_calls"])
+    for position, smaller in changes:
+        call = calls[position]
+        calls[position] = {**call, "function": {**call["function"], "arguments": smaller}}
         shrunk.append(
             {
                 "index": index,
                 "tool_call_id": call.get("id"),
                 "tool": call_name(call),
-                "chars_before": len(arguments),
+                "chars_before": len(call_arguments(call)),
                 "chars_after": len(smaller),
             }
         )
-    return new_calls
+    return calls
 
 
 def counts_after(
