@@ -50,11 +50,9 @@ def cleanup(
                     owner[call_id] = position
                     names[call_id] = call_name(call)
 
-    input_call_ids = (
-        set(owner)
-        if input_messages is None
-        else {str(call.get("id")) for message in input_messages for call in tool_calls(message)}
-    )
+    # Every call id of the input: only an orphan's reason reads it (most compactions have none,
+    # and it is a pass over every input message), so it is gathered when first read.
+    input_call_ids: set[str] | None = set(owner) if input_messages is None else None
 
     results: dict[int, list[int]] = {}  # assistant position -> positions of its results
     answered: set[str] = set()
@@ -68,6 +66,12 @@ def cleanup(
         source = owner.get(call_id)
         reason = None
         if source is None:
+            if input_call_ids is None:
+                input_call_ids = {
+                    str(call.get("id"))
+                    for message in input_messages or ()
+                    for call in tool_calls(message)
+                }
             reason = CALL_SUMMARISED if call_id in input_call_ids else CALL_NEVER_IN_INPUT
         elif source > position:
             reason = "it came before its call"
