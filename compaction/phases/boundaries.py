@@ -57,12 +57,24 @@ class Boundaries:
     def middle(self) -> list[int]:
         """The indices summarised: between head and tail, the pinned request and the user's
         pins excepted."""
-        kept = set(self.verbatim)
-        return [i for i in range(self.head_end, self.tail_start) if i not in kept]
+        return indices_between(self.head_end, self.tail_start, self.verbatim)
 
     @property
     def middle_is_empty(self) -> bool:
-        return not self.middle
+        # Every index between head and tail kept verbatim (no list made: asked several times).
+        inside = {i for i in self.verbatim if self.head_end <= i < self.tail_start}
+        return len(inside) >= self.tail_start - self.head_end
+
+    def regions(self, count: int) -> list[str]:
+        """`region(i)` of each of `count` messages, made in runs rather than one call each."""
+        head_end = min(self.head_end, count)
+        tail_start = min(max(self.tail_start, head_end), count)
+        regions = ["head"] * head_end + ["middle"] * (tail_start - head_end)
+        regions += ["tail"] * (count - tail_start)
+        for index in self.verbatim:
+            if head_end <= index < tail_start:
+                regions[index] = "tail"
+        return regions
 
     def region(self, index: int) -> str:
         """head | middle | tail; the pinned request and the user's pins are kept verbatim, so
@@ -72,6 +84,18 @@ class Boundaries:
         if index < self.tail_start and index != self.pinned and index not in self.kept:
             return "middle"
         return "tail"
+
+
+def indices_between(start: int, stop: int, left_out: Collection[int]) -> list[int]:
+    """`[i for i in range(start, stop) if i not in left_out]`, made of runs (a few are left
+    out of thousands: the middle with the pinned request and the user's pins)."""
+    found: list[int] = []
+    begin = start
+    for index in sorted(i for i in set(left_out) if start <= i < stop):
+        found += range(begin, index)
+        begin = index + 1
+    found += range(begin, stop)
+    return found
 
 
 def keep_pinned(bounds: Boundaries, pinned: Collection[int]) -> Boundaries:
@@ -286,7 +310,7 @@ def boundaries_phase(
         "pinned_index": bounds.pinned,
         "pinned_tokens": pinned_tokens,
         "moves": bounds.moves,
-        "regions": [bounds.region(i) for i in range(len(messages))],
+        "regions": bounds.regions(len(messages)),
     }
     if pinned:
         # The user's pins: all of them, and those of the middle, kept verbatim after the summary.

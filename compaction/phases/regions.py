@@ -35,7 +35,7 @@ class RegionPlan:
         return sum(self.tokens)
 
     def regions(self) -> list[str]:
-        return [self.boundaries.region(i) for i in range(len(self.messages))]
+        return self.boundaries.regions(len(self.messages))
 
     def region_tokens(self) -> dict[str, int]:
         totals = {"head": 0, "middle": 0, "tail": 0}

@@ -24,11 +24,13 @@ from compaction.messages import (
     last_user_index,
     mark_of,
 )
+from compaction.phases.boundaries import indices_between
 from compaction.phases.summary_prompt import build_prompt, serialize_turns
 from compaction.result import Fate, PhaseResult
 from compaction.summarizers.base import OnToken, Summarizer, SummaryRequest
 from compaction.summary import (
     SECTION_NAMES,
+    SUMMARY_OPENINGS,
     Summary,
     parse_cited_summary,
     parse_summary,
@@ -63,7 +65,12 @@ def find_previous_summaries(
     end = len(messages) if stop is None else stop
     for index in range(start, end):
         content = messages[index].get("content")
-        text = content if isinstance(content, str) else content_text(messages[index])
+        if isinstance(content, str):
+            if not content.startswith(SUMMARY_OPENINGS):
+                continue  # nearly every message: no call made for it
+            text = content
+        else:
+            text = content_text(messages[index])
         parts = summary_parts(text) if text else None
         if parts is not None and parts.own_text is None:
             found.append((index, parts.body))
@@ -88,6 +95,8 @@ def split_merged_summaries(
         own: Any = None
         body: str | None = None
         if isinstance(content, str):
+            if not content.startswith(SUMMARY_OPENINGS):
+                continue  # nearly every message: no call made for it
             parts = summary_parts(content)
             if parts is not None and parts.own_text is not None:
                 body, own = parts.body, parts.own_text or None
@@ -151,7 +160,7 @@ def summarize_phase(
     if found:
         previous_summary = found[-1][1]
     skipped = taken_out | ({pinned} if pinned is not None else set()) | set(kept)
-    middle_indices = [i for i in range(head_end, tail_start) if i not in skipped]
+    middle_indices = indices_between(head_end, tail_start, skipped)
     middle = [messages[i] for i in middle_indices]
     raw_middle = [raw_messages[i] for i in middle_indices]
     if budget is None:  # `budget`: the summary budget as the caller decided it (tokens/tally.py)
@@ -210,9 +219,7 @@ def summarize_phase(
             marks=marks,
         )
         _attach_provenance(outcome.summary, used, request, scope, raw_messages)
-    fates: dict[int, str] = {
-        i: Fate.FOLDED_INTO_SUMMARY for i in range(head_end, tail_start) if i not in skipped
-    }
+    fates: dict[int, str] = dict.fromkeys(middle_indices, Fate.FOLDED_INTO_SUMMARY)
     fates.update({i: Fate.PREVIOUS_SUMMARY_REPLACED for i in taken_out})
     sent_prompt = getattr(summarizer, "last_prompt", None)  # what it sent, as it is now
     details: dict[str, Any] = {
