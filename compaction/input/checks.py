@@ -16,7 +16,7 @@ from typing import Any
 
 from compaction.errors import InvalidConversationError
 from compaction.input.call_ids import Pairing, Renaming
-from compaction.input.fingerprint import Fingerprint, fingerprint
+from compaction.input.snapshot import Snapshot, snapshot
 from compaction.messages import (
     ROLES,
     Message,
@@ -81,15 +81,15 @@ def check_from(
     start: int,
     checked: list[Message],
     passes: Passes,
-    fingerprints: list[Fingerprint] | None = None,
+    snapshots: list[Snapshot] | None = None,
 ) -> list[str]:
     """Check `messages[start:]`, appending them to `checked` (which holds the first `start`
     already checked), and return every repair so far. Raises InvalidConversationError.
 
-    Given `fingerprints`, each message's fingerprint (of the message as given) is appended to it,
-    taken by the same walk that looks for lone surrogates (input/fingerprint.py)."""
+    Given `snapshots`, each message's snapshot (of the message as given) is appended to it,
+    taken by the same walk that looks for lone surrogates (input/snapshot.py)."""
     for index in range(start, len(messages)):
-        checked.append(_validate_one(messages[index], index, passes.each, fingerprints))
+        checked.append(_validate_one(messages[index], index, passes.each, snapshots))
     return resume_passes(checked, start, passes)
 
 
@@ -112,7 +112,7 @@ def resume_passes(checked: list[Message], start: int, passes: Passes) -> list[st
 
 
 def _validate_one(
-    message: Any, index: int, repairs: list[str], fingerprints: list[Fingerprint] | None = None
+    message: Any, index: int, repairs: list[str], snapshots: list[Snapshot] | None = None
 ) -> Message:
     if not isinstance(message, dict):
         raise InvalidConversationError(
@@ -123,7 +123,7 @@ def _validate_one(
         raise InvalidConversationError(
             f"unknown role {role!r}; expected one of {', '.join(ROLES)}", index
         )
-    message = _replace_lone_surrogates(message, index, repairs, fingerprints)
+    message = _replace_lone_surrogates(message, index, repairs, snapshots)
     copy: Message | None = None  # made by the first repair (`_writable`), then edited
 
     content = message.get("content")
@@ -187,17 +187,17 @@ def _writable(copy: Message | None, message: Message) -> Message:
 
 
 def _replace_lone_surrogates(
-    message: Message, index: int, repairs: list[str], fingerprints: list[Fingerprint] | None
+    message: Message, index: int, repairs: list[str], snapshots: list[Snapshot] | None
 ) -> Message:
     """`message`, or a copy with every lone surrogate (in any string, keys included) replaced
     by U+FFFD and the count reported: the one repair that lets the text be written at all.
-    Given `fingerprints`, the message's fingerprint is appended to it (the same walk)."""
+    Given `snapshots`, the message's snapshot is appended to it (the same walk)."""
     try:
-        if fingerprints is None:
+        if snapshots is None:
             holds = _holds_surrogates(message)
         else:
             suspects: list[Any] = []  # what may hold one: strings not ASCII, tuples, odd keys
-            fingerprints.append(fingerprint(message, suspects))
+            snapshots.append(snapshot(message, suspects))
             holds = any(map(_holds_surrogates, suspects))
         if not holds:
             return message  # nearly every message: one read, no copy

@@ -8,19 +8,17 @@ CompactionCache (`check_once`, one conversation per cache; the command line tell
 result only for messages that are the same objects *and* still equal to a snapshot taken when
 they were checked, so an edit in place is always seen.
 
-The two snapshots differ in what they cost where. The agent compares its whole context with
-the snapshot on every call, so it keeps structural copies, which `==` compares in C. The
-cache's check compares once per compress, and most messages it sees are compressed only
-once (the command line, an agent's own `/compress`), so it keeps flat fingerprints, cheap to
-take: one tuple of atoms per message instead of a copy of every dict and list (tens of thousands
-of containers, which also brought on a full garbage collection of the cold run's objects).
+Both keep structural copies, which `==` compares with the messages in C (input/snapshot.py),
+taken by the check's own walk of each message. (The cache's check kept flat fingerprints, a
+little cheaper to take, but taking them again to compare cost every re-run ~7 ms at 5,000
+messages, the copies' comparison ~0.5 ms.)
 """
 
 from __future__ import annotations
 
 import operator
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from typing import Any
 
 from compaction.cache import CompactionCache, current_cache
@@ -33,7 +31,7 @@ from compaction.input.checks import (
     resume_passes,
     validate_messages,
 )
-from compaction.input.fingerprint import Fingerprint, fingerprint
+from compaction.input.snapshot import Snapshot, snapshot
 from compaction.messages import Message
 from compaction.tokens import TokenCounter
 from compaction.tokens.tally import TokenTally
@@ -52,11 +50,8 @@ class GrowingConversation:
     where they stopped (see `message_input.Passes`).
     """
 
-    def __init__(self, remember: bool = True, fingerprints: bool = False) -> None:
+    def __init__(self, remember: bool = True) -> None:
         self._remember = remember  # False: a one-shot check, no copies kept for the next call
-        # The snapshot each checked message is compared with (see the module's docstring).
-        self._snapshot: Callable[[Any], Any] = fingerprint if fingerprints else _structure_copy
-        self._compare_as: Callable[[Any], Any] | None = fingerprint if fingerprints else None
         self._reset()
 
     def _reset(self) -> None:
@@ -111,7 +106,7 @@ class GrowingConversation:
             self._reset()
             return False
         self._inputs.extend(messages)
-        self._snapshots.extend(map(self._snapshot, messages))
+        self._snapshots.extend(map(snapshot, messages))
         return True
 
     def remembers_start_of(self, messages: list[Any] | tuple[Any, ...]) -> bool:
@@ -138,60 +133,42 @@ class GrowingConversation:
         # Both comparisons run in C: `is` per message, then `==` against the copy, which stops
         # at each shared leaf (a string is compared by identity first) and so costs the
         # structure, not the text. (Equal numbers of another type, 1 for 1.0, count as the same.)
-        now: Any = messages
-        if self._compare_as is not None:  # fingerprints: the messages' own, taken again
-            now = map(self._compare_as, messages)  # lazily: only the first `known`
         if (
             all(map(operator.is_, self._inputs, messages))
-            and all(map(operator.eq, self._snapshots, now))
-            and all(
-                snapshot == (copy if self._compare_as is None else self._compare_as(copy))
-                for copy, snapshot in self._repaired
-            )
+            and all(map(operator.eq, self._snapshots, messages))
+            and all(taken == copy for copy, taken in self._repaired)
         ):
             return known
         return 0
 
     def _extend(self, messages: list[Any] | tuple[Any, ...], start: int) -> list[str]:
         checked = self._checked
-        # Fingerprints are taken by the check's own walk of each message (input/fingerprint.py).
-        taken: list[Fingerprint] | None = (
-            [] if self._remember and self._compare_as is not None else None
-        )
+        # Snapshots are taken by the check's own walk of each message (input/snapshot.py).
+        taken: list[Snapshot] | None = [] if self._remember else None
         repairs = check_from(messages, start, checked, self._passes, taken)
-        if self._remember:
+        if taken is not None:
             new = messages[start:]
             self._inputs.extend(new)
-            self._snapshots.extend(taken if taken is not None else map(self._snapshot, new))
+            self._snapshots.extend(taken)
             self._repaired.extend(
-                (copy, self._snapshot(copy))
+                (copy, snapshot(copy))
                 for copy, given in zip(checked[start:], new, strict=True)
                 if copy is not given
             )
         return repairs
 
 
-def _structure_copy(node: Any) -> Any:
-    """`node` with every dict and list copied and every other value shared: equal to the node
-    until someone edits one of its dicts or lists in place."""
-    if isinstance(node, dict):
-        return {key: _structure_copy(value) for key, value in node.items()}
-    if isinstance(node, list):
-        return [_structure_copy(item) for item in node]
-    return node
-
-
 class LastConversation:
     """The conversation a one-shot compress saw last, with its messages' token counts per
     counter: kept in a CompactionCache (`cache.conversation`), so a re-run with other budgets —
     each run a new Compactor given the same cache — checks and counts nothing again. Remembered
-    from the first sighting by fingerprints (~3 us a message), so the first re-run reuses the
-    check as the later ones do. One conversation at a time: it never grows with their number."""
+    from the first sighting by the snapshots its check's walk takes, so the first re-run reuses
+    the check as the later ones do. One conversation at a time: it never grows with their number."""
 
     MAX_COUNTERS = 4  # a Compactor with its own counter each time must not grow this without end
 
     def __init__(self) -> None:
-        self.conversation = GrowingConversation(fingerprints=True)
+        self.conversation = GrowingConversation()
         # id(counter) -> its tally of the conversation (counts made on demand, kept for re-runs)
         self.counts: dict[int, tuple[TokenCounter, TokenTally]] = {}
         self.generation = 0  # bumped whenever the remembered messages start over

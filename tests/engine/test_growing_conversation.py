@@ -7,6 +7,7 @@ and notice an earlier message edited in place.
 
 from __future__ import annotations
 
+import copy
 import operator
 from pathlib import Path
 from typing import Any
@@ -179,14 +180,14 @@ def test_agent_loop_decisions_match_a_fresh_compactor_each_step() -> None:
 )
 def test_the_quick_surrogate_test_agrees_with_the_repair(node: Any) -> None:
     from compaction.input.checks import _holds_surrogates, _without_surrogates
-    from compaction.input.fingerprint import fingerprint
+    from compaction.input.snapshot import snapshot
 
     assert _holds_surrogates(node) == (_without_surrogates(node)[1] > 0)
-    # The cache's check finds them by the fingerprint's walk, which searches only its suspects.
+    # The cache's check finds them by the snapshot's walk, which searches only its suspects.
     suspects: list[Any] = []
-    taken = fingerprint(node, suspects)
+    taken = snapshot(node, suspects)
     assert any(map(_holds_surrogates, suspects)) == _holds_surrogates(node)
-    assert fingerprint(node) == taken  # a re-run takes it without the suspects: the same parts
+    assert snapshot(node) == taken == node  # taken without the suspects: the same copy
 
 
 @pytest.mark.parametrize(
@@ -210,7 +211,7 @@ def test_a_conversation_checked_again_in_the_process_is_reused_unchanged() -> No
     conversation = repairing_conversation()
     first = check_once(conversation, CACHE)
     assert first[:2] == validate_messages(conversation)
-    # Remembered from the first sighting (by fingerprints): the first re-run checks nothing
+    # Remembered from the first sighting (by snapshots): the first re-run checks nothing
     # again, as the later ones do.
     second = check_once(list(conversation), CACHE)  # another list, the same message objects
     assert second == (first[0], first[1], len(conversation))
@@ -222,16 +223,16 @@ def test_a_conversation_checked_again_in_the_process_is_reused_unchanged() -> No
     assert check_once(longer, CACHE) == (*validate_messages(longer), len(conversation))
 
 
-def test_a_fingerprint_changes_with_every_edit_in_place_and_only_then() -> None:
-    from compaction.input.fingerprint import fingerprint as _fingerprint
+def test_a_snapshot_differs_after_every_edit_in_place_and_only_then() -> None:
+    from compaction.input.snapshot import snapshot
 
     message: dict[str, Any] = {
         "role": "assistant",
         "content": [{"type": "text", "text": "a"}],
         "tool_calls": [{"id": "c1", "function": {"name": "ls", "arguments": "{}"}}],
     }
-    taken = _fingerprint(message)
-    assert _fingerprint(message) == taken == _fingerprint(message, [])
+    taken = snapshot(message)
+    assert message == taken == snapshot(message, [])
     edits = [
         lambda m: m["content"][0].update(text="b"),  # a leaf deep inside
         lambda m: m["content"].append({"type": "text", "text": "c"}),  # a list grows
@@ -246,10 +247,13 @@ def test_a_fingerprint_changes_with_every_edit_in_place_and_only_then() -> None:
             "content": [{"type": "text", "text": "a"}],
             "tool_calls": [{"id": "c1", "function": {"name": "ls", "arguments": "{}"}}],
         }
-        assert _fingerprint(edited) == taken  # an equal message, built anew
+        assert edited == taken  # an equal message, built anew
         edit(edited)
-        assert _fingerprint(edited) != taken
-        assert _fingerprint(edited, []) == _fingerprint(edited)
+        assert edited != taken
+        edit(message)  # the very message the snapshot was taken of: no dict or list shared
+        assert message != taken
+        message = copy.deepcopy(taken)
+        taken = snapshot(message)
 
 
 def test_the_process_wide_check_sees_edits_in_place_even_of_a_repaired_copy() -> None:
