@@ -13,9 +13,12 @@ the shipped rank files by a test, and tests/engine/test_token_bounds.py holds th
 encodings' worst cases (runs of one character, CJK, emoji, random bytes, whitespace, special-
 token text) and on every corpus text.
 
-The bounds are wide (a factor of 128 apart), and that is enough: a decision ("is the context
-over the threshold?") asks whether a sum of counts passes a value, and the bounds of most
-messages settle it, or settle it once the largest few are counted exactly (tokens/tally.py).
+The bounds are wide (a factor of 128 apart), and that is often enough: a decision ("is the
+context over the threshold?") asks whether a sum of counts passes a value, and the bounds of
+most messages settle it. When they do not, a tighter lower bound comes next, at ~1/16 of the
+cost of counting: the pieces the encodings' pre-tokeniser must cut a text into, each at least
+one token (`pieces_at_least`, ~70% of the count on code and prose where bytes / 128 is ~4%);
+only what that leaves open is counted exactly, the widest messages first (tokens/tally.py).
 
 The rough counter (characters / 4) is its own bound: computing it costs no more than a length.
 """
@@ -44,6 +47,41 @@ def utf8_length(text: str) -> int:
     if text.isascii():
         return len(text)
     return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _piece_classes() -> bytes:
+    # Each byte as the class the pieces bound reads it as: " " a whitespace byte (tiktoken's
+    # `\s` among ASCII: tab, line feed, vertical tab, form feed, carriage return, space), "a"
+    # any other ASCII byte but "/", and "." a "/" or any byte of a character outside ASCII
+    # (whatever it is, it is never counted: see `pieces_at_least`).
+    table = bytearray(b"a" * 128 + b"." * 128)
+    for byte in b"\t\n\x0b\x0c\r ":
+        table[byte] = ord(" ")
+    table[ord("/")] = ord(".")
+    return bytes(table)
+
+
+_PIECE_CLASSES = _piece_classes()
+
+
+def pieces_at_least(text: str) -> int:
+    r"""A lower bound of the text's tokens in o200k_base and cl100k_base, from the pieces their
+    pre-tokeniser must cut it into (each piece is encoded on its own, as at least one token).
+
+    Counted: each ASCII byte other than whitespace and "/" that starts the text or follows an
+    ASCII whitespace byte. No two of them fall in one piece, because both encodings' pieces
+    hold whitespace only as their first character (`[^\r\n\p{L}\p{N}]?` before a word, ` ?`
+    before punctuation) or are all whitespace (`\s+`, `\s*[\r\n]+`), but for o200k's
+    punctuation piece `[^\s\p{L}\p{N}]+[\r\n/]*`, whose trailing line breaks are followed
+    within it by "/" only — hence "/" is never counted. A character outside ASCII is never
+    counted either (it may be whitespace, as U+00A0 is), nor is one that follows it.
+    ~6% of tokenising the same text, and ~70% of its count on code and prose, where
+    `ceil(bytes / 128)` is ~4%.
+    """
+    data = (text.encode() if text.isascii() else text.encode("utf-8", "surrogatepass")).translate(
+        _PIECE_CLASSES
+    )
+    return data.count(b" a") + (data[:1] == b"a")
 
 
 def bpe_bounds(longest_token_bytes: int) -> TextBounds:
@@ -158,3 +196,17 @@ def bpe_message_bounds(message: Message, longest_token_bytes: int) -> tuple[int,
         lower += -(-length // longest_token_bytes)
         size += length
     return lower, upper + size
+
+
+def bpe_message_lower(message: Message, longest_token_bytes: int) -> int:
+    """A lower bound of the message's count by the counting rule, each text bounded by its
+    pieces (`pieces_at_least`) where that is more than its length alone says: what a decision
+    that `bpe_message_bounds` leaves open asks for before it counts anything exactly (~1/16 of
+    counting, and on code and prose it closes ~70% of the gap to the count from below)."""
+    lower = MESSAGE_OVERHEAD
+    if isinstance(message.get("content"), list):
+        lower += IMAGE_TOKENS * image_count(message)
+    for text in message_texts(message):
+        if text:
+            lower += max(-(-utf8_length(text) // longest_token_bytes), pieces_at_least(text))
+    return lower

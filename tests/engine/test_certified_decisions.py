@@ -201,10 +201,11 @@ def test_at_least_answers_as_the_exact_sum_does_at_every_value(seed: int) -> Non
 def test_a_straddling_decision_counts_about_what_settles_it() -> None:
     # 400 messages of one size: bounds say 4+4..4+500 each, counts ~4+125. Reaching a value
     # 60 messages' worth of counts above the lower bounds takes ~60 counts; doubling batches
-    # (16, 32, 64) counted 112.
+    # (16, 32, 64) counted 112. (Words joined by commas: no whitespace, so their pieces raise
+    # no lower bound, and counting must settle it.)
     from compaction.tokens.tally import FIRST_BATCH, TokenTally
 
-    text = " ".join(f"word{i % 97}" for i in range(80))[:500]
+    text = ",".join(f"word{i % 97}" for i in range(80))[:500]
     messages: list[Message] = [{"role": "user", "content": text} for _ in range(400)]
     counter = make_counter("tiktoken", "gpt-4o", CompactionCache())
     count = counter.count_message(messages[0])
@@ -214,3 +215,27 @@ def test_a_straddling_decision_counts_about_what_settles_it() -> None:
     assert tally.at_least(value)
     counted = sum(known is not None for known in tally.known())
     assert 60 <= counted <= 60 * 1.25 + FIRST_BATCH
+
+
+def test_a_decision_its_pieces_settle_counts_nothing_and_one_they_cannot_still_counts() -> None:
+    """Before counting, a straddling decision raises the lower bounds by the messages' pieces
+    (bounds.pieces_at_least): words between spaces settle what bytes / 128 left open."""
+    from compaction.tokens.tally import TokenTally
+
+    text = " ".join(f"word{i % 97}" for i in range(80))[:500]
+    messages: list[Message] = [{"role": "user", "content": text} for _ in range(400)]
+    counter = make_counter("tiktoken", "gpt-4o", CompactionCache())
+    count = counter.count_message(messages[0])
+    low, _ = TokenTally(messages, counter).bounds(0)
+    assert count - low > 50  # bytes / 128 leaves it wide open
+    reached = 400 * low + 60 * (count - low)
+    tally = TokenTally(messages, make_counter("tiktoken", "gpt-4o", CompactionCache()))
+    assert tally.at_least(reached)
+    assert sum(known is not None for known in tally.known()) == 0
+    raised = [i for i in range(400) if tally.bounds(i)[0] > low]
+    assert 0 < len(raised) < 400  # raised until it was settled, and no further
+    assert all(tally.bounds(i)[0] <= count for i in range(400))  # each still a lower bound
+    # Above the total: only counting can bring the upper bound down; the answer is exact.
+    above = TokenTally(messages, make_counter("tiktoken", "gpt-4o", CompactionCache()))
+    assert not above.at_least(400 * count + 1)
+    assert above.at_least(400 * count)

@@ -19,7 +19,9 @@ from compaction.tokens.bounds import (
     LONGEST_TOKEN_BYTES,
     bpe_bounds,
     bpe_message_bounds,
+    bpe_message_lower,
     message_bounds,
+    pieces_at_least,
     rough_bounds,
     utf8_length,
 )
@@ -181,3 +183,83 @@ def test_the_one_pass_bounds_of_a_message_are_the_general_ones(encoding: str) ->
 
 def call_with(**function: Any) -> dict[str, Any]:
     return {"id": "c", "type": "function", "function": function}
+
+
+# -- the pieces bound: what a straddling decision raises the lower bounds by -------------------
+
+
+def _piece_edges() -> dict[str, str]:
+    """Texts at the edges of the pieces argument (bounds.pieces_at_least): o200k's punctuation
+    piece that carries line breaks and "/" (one piece, many "/" after whitespace), whitespace
+    outside ASCII before ASCII words, control characters that are not `\\s`, contractions,
+    digits in threes, runs of spaces before a word, text that starts with whitespace."""
+    return {
+        "line breaks and slashes": "+\n/\n/\n/\r\n/" * 300,
+        "a slash after each space": " /x /y /z" * 300,
+        "no-break spaces": "a\u00a0b\u00a0c\u2003d\u3000e" * 300,
+        "next line": "a\x85b\x85c" * 300,
+        "separators that are not whitespace": "a\x1cb\x1dc\x1ed\x1fe" * 300,
+        "contractions": "it's they're we've I'm you'll he'd " * 200,
+        "digits": "1234567 89 0 " * 300,
+        "runs of spaces": "a     b          c\t\t\td" * 200,
+        "starts with whitespace": " \n\t word another",
+        "every ASCII byte": "".join(map(chr, range(128))) * 40,
+        "words and punctuation": "(x) [y]; {z}: a.b,c!d?e" * 300,
+        "one character": "a",
+        "one space": " ",
+        "empty": "",
+    }
+
+
+def _random_texts(count: int) -> list[str]:
+    """Random texts from an alphabet weighted to the characters the argument turns on."""
+    rng = random.Random(3434)
+    alphabet = list(" \t\n\r\x0b\x0c/\\'\"-_.,;:!?()[]{}<>=+*#@$%^&|~`") + list(
+        "abcXYZ0129\u00a0\u2003\u3000\x85\x1c\x1fé压😀\u0301"
+    )
+    return [
+        "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 400))) for _ in range(count)
+    ]
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_the_pieces_bound_holds_on_the_worst_cases_and_random_text(encoding: str) -> None:
+    texts = {**_pathological(), **_piece_edges()}
+    texts.update({f"random {i}": text for i, text in enumerate(_random_texts(3_000))})
+    for name, text in texts.items():
+        assert pieces_at_least(text) <= _count(encoding, text), name
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_the_pieces_bound_holds_on_every_corpus_text(encoding: str) -> None:
+    texts = _corpus_texts()
+    if not texts:
+        pytest.skip("no corpus beside the project (../shared/corpus)")
+    raised = 0
+    for text in texts:
+        pieces = pieces_at_least(text)
+        exact = _count(encoding, text)
+        assert pieces <= exact
+        raised += pieces > bpe_bounds(LONGEST_TOKEN_BYTES[encoding])(text)[0]
+    assert raised > len(texts) / 2  # and it is worth having: tighter on most real texts
+
+
+def test_the_pieces_bound_counts_the_pieces_it_can_prove() -> None:
+    assert pieces_at_least("") == 0
+    assert pieces_at_least("word") == 1
+    assert pieces_at_least("two words") == 2
+    assert pieces_at_least("  two   words ") == 2  # whitespace runs prove nothing more
+    assert pieces_at_least("a /b") == 1  # "/" after whitespace: o200k may keep it in one piece
+    assert pieces_at_least("a é") == 1  # outside ASCII: never counted
+    assert pieces_at_least("a\u00a0b") == 1  # a no-break space is whitespace to the encodings
+    assert pieces_at_least("+\x1c-") == 1  # \x1c is not whitespace to them: "-" starts nothing
+
+
+@pytest.mark.parametrize("model", ["gpt-4o", "gpt-4"])
+def test_a_messages_pieces_bound_holds_its_count(model: str) -> None:
+    counter = TiktokenCounter(model)
+    longest = LONGEST_TOKEN_BYTES[counter.encoding_name]
+    for message in _messages(random.Random(13)):
+        exact = counter.count_message(message)
+        low, _ = bpe_message_bounds(message, longest)
+        assert low <= bpe_message_lower(message, longest) <= exact
