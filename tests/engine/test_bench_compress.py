@@ -3,26 +3,19 @@ business), only that its rows are measured on the tree it names and combined as 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
 
+from benchmark_scripts import load_benchmark
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _bench() -> ModuleType:
-    """benchmarks/bench_compress.py, which is not an installed package: loaded from its file
-    (its module level imports only the standard library)."""
-    spec = importlib.util.spec_from_file_location(
-        "bench_compress", ROOT / "benchmarks" / "bench_compress.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("bench_compress")
 
 
 def test_fastest_keeps_each_timing_s_minimum_and_the_rest_of_the_row() -> None:

@@ -5,16 +5,13 @@ more. Skipped where valgrind is not installed (it is not needed to run the proje
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from benchmark_scripts import load_benchmark
 
 pytestmark = pytest.mark.skipif(
     shutil.which("valgrind") is None, reason="valgrind is not installed (apt-get install valgrind)"
@@ -22,14 +19,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def _bench() -> ModuleType:
-    """The benchmark script, which is not an installed package: loaded from its file."""
-    spec = importlib.util.spec_from_file_location(
-        "bench_instructions", ROOT / "benchmarks" / "bench_instructions.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("bench_instructions")
 
 
 def test_the_same_script_counts_the_same_and_more_work_counts_more() -> None:

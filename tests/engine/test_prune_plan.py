@@ -7,11 +7,10 @@ before it had, and a plan must never outlive the messages it was made of."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 import random
-from pathlib import Path
 from typing import Any
 
+from benchmark_scripts import load_benchmark
 from engine_helpers import assistant, big, call, calls, system, tool, user
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -25,18 +24,7 @@ from compaction.tokens import RoughCounter
 COUNTER = RoughCounter()
 
 
-def _generator() -> Any:
-    """benchmarks/session_gen.py (the benchmark's seeded coding sessions), not an installed
-    package: loaded from its file."""
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "session_gen.py"
-    spec = importlib.util.spec_from_file_location("session_gen", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.generate_session
-
-
-generate_session = _generator()
+generate_session = load_benchmark("session_gen").generate_session
 
 
 def with_duplicates_and_reused_ids(messages: list[dict[str, Any]], seed: int) -> list[Any]:

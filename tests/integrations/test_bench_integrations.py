@@ -4,27 +4,18 @@ and the table divides ours by each of the framework's own rows."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import ModuleType
 
 import pytest
+from benchmark_scripts import load_benchmark
 
 pytest.importorskip("langchain", reason="the [langchain] extra is not installed")
 pytest.importorskip("pydantic_ai", reason="the [pydantic-ai] extra is not installed")
 pytest.importorskip("agents", reason="the [openai-agents] extra is not installed")
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bench_integrations", ROOT / "benchmarks" / "bench_integrations.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("bench_integrations")
 
 
 @pytest.mark.parametrize("framework", ["LangChain", "Pydantic AI", "OpenAI Agents SDK"])
