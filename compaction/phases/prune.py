@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import operator
+import threading
 import time
 from collections.abc import Collection, Hashable, MutableMapping, Sequence
 from typing import Any
@@ -249,6 +250,10 @@ class _Plan:
         # Agents do reuse ids (tau-bench answers two different calls with one id), and a plain
         # id -> call map would name the second tool in the first result's one-line summary.
         self._open_calls: dict[str, dict[str, Any]] = {}
+        # The app's sessions share one cache, so two threads may apply one plan at once: the
+        # walk goes on under this lock; `steps` only grows, in index order, so a reader of the
+        # steps before its own tail (walked before it reads them) is never disturbed.
+        self._lock = threading.Lock()
 
     def fits(self, messages: Sequence[Message], config: CompactionConfig) -> bool:
         """Made of these very messages (which the caller's check found unchanged), with these
@@ -263,6 +268,10 @@ class _Plan:
 
     def walk_to(self, stop: int) -> None:
         """Decide for every message before `stop` not decided yet."""
+        with self._lock:
+            self._walk_to(stop)
+
+    def _walk_to(self, stop: int) -> None:
         messages, open_calls, steps = self.base, self._open_calls, self.steps
         for index in range(self._walked, stop):
             message = messages[index]
@@ -323,9 +332,10 @@ def _plan_for(
             return plan
     plan = _Plan(messages, config)
     if memo is not None:
-        plans = [k for k in memo if isinstance(k, tuple) and k[:1] == ("prune plan",)]
-        if key not in memo and len(plans) >= MAX_PLANS:
-            del memo[plans[0]]  # the plan made first
+        # Each step one operation on the dict (atomic: another thread may be here too).
+        plans = [k for k in list(memo) if isinstance(k, tuple) and k[:1] == ("prune plan",)]
+        if key not in plans and len(plans) >= MAX_PLANS:
+            memo.pop(plans[0], None)  # the plan made first
         memo[key] = plan
     return plan
 

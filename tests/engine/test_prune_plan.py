@@ -194,3 +194,41 @@ def test_compress_reruns_share_the_plan_and_see_an_edit_in_place() -> None:
     assert cut not in again.phases[0].fates
     assert again.messages == Compactor(rerun).compress(messages, force=True).messages
     assert plan not in cache.conversation.memo.values()  # type: ignore[attr-defined]
+
+
+def test_threads_sharing_one_memo_each_get_what_a_fresh_run_gives() -> None:
+    """The app's sessions share one cache: runs with other budgets may apply one plan at once,
+    one of them walking it further while another reads it."""
+    import sys
+    import threading
+
+    messages = generate_session(400, 21)
+    tokens = [COUNTER.count_message(message) for message in messages]
+    configs = [
+        CompactionConfig(context_length=16_000, tail_token_ratio=ratio, counter="rough")
+        for ratio in (0.5, 0.3, 0.1, 0.05)
+    ]
+    expected = [report(prune(messages, config, COUNTER, tokens)) for config in configs]
+    failures: list[str] = []
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter allows
+    try:
+        for _ in range(15):
+            memo: dict[Any, Any] = {}
+
+            def run(position: int, memo: dict[Any, Any] = memo) -> None:
+                try:
+                    got = prune(messages, configs[position], COUNTER, tokens, memo=memo)
+                    if report(got) != expected[position]:
+                        failures.append(f"config {position}: another output")
+                except Exception as exc:
+                    failures.append(f"config {position}: {exc!r}")
+
+            threads = [threading.Thread(target=run, args=(i % 4,)) for i in range(8)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+    finally:
+        sys.setswitchinterval(switch)
+    assert failures == []
