@@ -255,16 +255,10 @@ class _Plan:
         # steps before its own tail (walked before it reads them) is never disturbed.
         self._lock = threading.Lock()
 
-    def fits(self, messages: Sequence[Message], config: CompactionConfig) -> bool:
-        """Made of these very messages (which the caller's check found unchanged), with these
-        settings."""
-        return (
-            len(self.base) == len(messages)
-            and self.min_chars == config.prune_min_chars
-            and self.args_max_chars == config.args_max_chars
-            and self.args_keep_chars == config.args_keep_chars
-            and all(map(operator.is_, self.base, messages))
-        )
+    def fits(self, messages: Sequence[Message]) -> bool:
+        """Made of these very messages (which the caller's check found unchanged). Its settings
+        are in the memo's key (`_plan_for`)."""
+        return len(self.base) == len(messages) and all(map(operator.is_, self.base, messages))
 
     def walk_to(self, stop: int) -> None:
         """Decide for every message before `stop` not decided yet."""
@@ -328,7 +322,7 @@ def _plan_for(
     key = ("prune plan", config.prune_min_chars, config.args_max_chars, config.args_keep_chars)
     if memo is not None:
         plan = memo.get(key)
-        if isinstance(plan, _Plan) and plan.fits(messages, config):
+        if isinstance(plan, _Plan) and plan.fits(messages):
             return plan
     plan = _Plan(messages, config)
     if memo is not None:
