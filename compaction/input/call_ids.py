@@ -21,27 +21,37 @@ class Pairing:
     The n-th result after an assistant message answers its n-th call (the legacy positional
     convention); anything else has no safe answer and is rejected. Fed one index at a time, in
     order, so that a growing conversation resumes where it stopped.
+
+    Nearly every result carries its id, and then nothing is read but that id: the calls of the
+    latest assistant message and the ids answered since are only kept (a list each), and the
+    calls still awaiting a result (`_PendingCalls`) are worked out when a result without an id
+    first asks for them.
     """
 
     def __init__(self) -> None:
-        self.pending: _PendingCalls | None = None  # None: no call awaits a result
+        self.calls: list[dict[str, Any]] | None = None  # None: no call awaits a result
+        self.answered: list[str] = []  # the ids results gave since those calls
+        self.pending: _PendingCalls | None = None  # made from both when first needed
 
     def feed(self, messages: list[Message], index: int, repairs: list[str]) -> None:
         message = messages[index]
         role = message.get("role")
         if role == "assistant":
             calls = tool_calls(message)
-            self.pending = _PendingCalls([str(call.get("id")) for call in calls]) if calls else None
+            self.calls = calls or None
+            self.answered, self.pending = [], None
             return
         if role != "tool":
-            self.pending = None
+            self.calls = self.pending = None
             return
         call_id = message.get("tool_call_id")
-        pending = self.pending
         if isinstance(call_id, str) and call_id:
-            if pending is not None:
-                pending.answer(call_id)
+            if self.pending is not None:
+                self.pending.answer(call_id)
+            elif self.calls is not None:
+                self.answered.append(call_id)
             return
+        pending = self._pending()
         guessed = pending.take_first() if pending is not None else None
         if guessed is None:
             raise InvalidConversationError(
@@ -55,6 +65,17 @@ class Pairing:
             f"with call {guessed!r}"
         )
 
+    def _pending(self) -> _PendingCalls | None:
+        """The latest calls still awaiting a result, made once from the calls and the answers
+        given so far (the ids are read from the calls as they were fed: renaming copies a
+        message it renames, it never edits the calls' list)."""
+        if self.pending is None and self.calls is not None:
+            self.pending = _PendingCalls([str(call.get("id")) for call in self.calls])
+            for call_id in self.answered:
+                self.pending.answer(call_id)
+            self.answered = []
+        return self.pending
+
 
 class _PendingCalls:
     """The calls of one assistant message still awaiting a result, in call order.
@@ -66,28 +87,20 @@ class _PendingCalls:
 
     def __init__(self, call_ids: list[str]) -> None:
         self._ids = call_ids
-        # Answers by id are only read when a result without an id must take the first call
-        # still waiting, which nearly no conversation has: until then they are only listed, and
-        # the index below is built (and they are applied, in order) when first needed.
-        self._early: list[str] = []
-        self._answered: list[bool] = []
+        self._answered = [False] * len(call_ids)
         self._first = 0  # every call before this one is answered
-        self._positions: dict[str, deque[int]] | None = None
+        self._positions: dict[str, deque[int]] = {}
+        for position, call_id in enumerate(call_ids):
+            self._positions.setdefault(call_id, deque()).append(position)
 
     def answer(self, call_id: str) -> None:
         """Mark the first unanswered call with this id answered (nothing if there is none)."""
-        if self._positions is None:
-            self._early.append(call_id)
-            return
         positions = self._positions.get(call_id)
         if positions:
             self._answered[positions.popleft()] = True
 
     def take_first(self) -> str | None:
         """The id of the first unanswered call, now marked answered; None when all are."""
-        if self._positions is None:
-            self._index()
-        assert self._positions is not None
         while self._first < len(self._ids) and self._answered[self._first]:
             self._first += 1
         if self._first == len(self._ids):
@@ -97,15 +110,6 @@ class _PendingCalls:
         # The first unanswered call overall is also the first unanswered one with its id.
         self._positions[call_id].popleft()
         return call_id
-
-    def _index(self) -> None:
-        self._answered = [False] * len(self._ids)
-        self._positions = {}
-        for position, call_id in enumerate(self._ids):
-            self._positions.setdefault(call_id, deque()).append(position)
-        for call_id in self._early:
-            self.answer(call_id)
-        self._early = []
 
 
 class Renaming:
@@ -119,8 +123,9 @@ class Renaming:
 
     def __init__(self) -> None:
         self.used: set[str] = set()
-        # id as written -> ids (renamed or not) awaiting a result
-        self.waiting: dict[str, deque[str]] = {}
+        # id as written -> the id (renamed or not) awaiting a result, or a queue of them when
+        # more than one does (seldom: a deque for every call cost more than the rest of this)
+        self.waiting: dict[str, str | deque[str]] = {}
         # The suffix to try next for each reused id. Every suffix below it is already taken
         # (`used` only grows), so starting there finds the same smallest free suffix as counting
         # from 2, without rescanning: a session reusing one id on every call stays linear.
@@ -132,11 +137,16 @@ class Renaming:
         if message.get("role") == "tool":
             written = str(message.get("tool_call_id"))
             queue = waiting.get(written)
-            if not queue:
+            if queue is None:
                 return
-            actual = queue.popleft()
-            if not queue:
-                del waiting[written]  # an id answered is forgotten: the dict holds what waits
+            # An id answered is forgotten: the dict holds what waits.
+            if isinstance(queue, str):
+                actual = queue
+                del waiting[written]
+            else:
+                actual = queue.popleft()
+                if not queue:
+                    del waiting[written]
             if actual != written:
                 messages[index] = {**message, "tool_call_id": actual}
             return
@@ -164,7 +174,9 @@ class Renaming:
             used.add(fresh)
             queue = waiting.get(call_id)
             if queue is None:
-                waiting[call_id] = deque((fresh,))
+                waiting[call_id] = fresh
+            elif isinstance(queue, str):
+                waiting[call_id] = deque((queue, fresh))
             else:
                 queue.append(fresh)
         if renamed_calls is not None:
