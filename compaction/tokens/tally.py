@@ -46,6 +46,29 @@ from compaction.tokens.bounds import (
 
 #: The first batch of messages counted to settle a straddling decision; each next one doubles.
 FIRST_BATCH = 16
+#: A decision over at least this many messages unknown first tries the pieces of its longest
+#: (`TokenTally._largest_reach`); below it, bounding each message costs next to nothing.
+LARGEST_FIRST_FROM = 64
+#: The messages that try: shorter ones raise a lower sum by little more than their overhead.
+SIZEABLE_CHARS = 256
+#: The try reads at most this many characters per token still missing before it gives up.
+GIVE_UP_FACTOR = 16
+
+
+def text_size(message: Message) -> int:
+    """The characters of a message's content text and its calls' arguments: which messages
+    are long, for an order (not a bound: it skips what is not a text)."""
+    content = message.get("content")
+    size = len(content) if type(content) is str else 0
+    calls = message.get("tool_calls")
+    if type(calls) is list:
+        for call in calls:
+            function = call.get("function") if type(call) is dict else None
+            if type(function) is dict:
+                arguments = function.get("arguments")
+                if type(arguments) is str:
+                    size += len(arguments)
+    return size
 
 
 def text_bounds_for(counter: TokenCounter) -> TextBounds | None:
@@ -205,12 +228,28 @@ class TokenTally(Sequence[int]):
         # Every message costs its overhead at least: often that settles it without a look.
         if lower + MESSAGE_OVERHEAD * len(unknown) >= value:
             return True
+        if (
+            self._longest_token_bytes is not None
+            and len(unknown) >= LARGEST_FIRST_FROM
+            and self._largest_reach(unknown, lower, value)
+        ):
+            return True
         upper = lower
         widths: list[tuple[int, int, int, int]] = []
-        known_bounds = self._bounds
+        known_bounds, messages = self._bounds, self.messages
+        longest = self._longest_token_bytes
+        learns = self._parent is not None
         for index in unknown:
             found = known_bounds[index]  # bounded already (a re-run): no call for it
-            low, high = found if found is not None else self.bounds(index)
+            if found is None:
+                if longest is None:
+                    found = self.bounds(index)
+                else:
+                    # `bounds(index)` inlined: a cold decision over a middle bounds thousands.
+                    found = known_bounds[index] = bpe_message_bounds(messages[index], longest)
+                    if learns:
+                        self._learned(index, None, found)
+            low, high = found
             lower += low
             upper += high
             if high > low:
@@ -247,6 +286,51 @@ class TokenTally(Sequence[int]):
             size = _next_batch(
                 widths, start, size, rose / (rose + fell), value - lower, upper - value
             )
+
+    def _largest_reach(self, unknown: list[int], lower: int, value: int) -> bool:
+        """True when the longest of the `unknown` messages, bounded below by their pieces
+        (bounds.bpe_message_lower), and every other one by what is known of it (its bounds, else
+        its overhead) reach `value` from `lower`: a decision that a few large messages settle,
+        settled without bounding every message.
+
+        Only the unbounded messages of at least SIZEABLE_CHARS (content and arguments) are
+        tried, longest first, and the try gives up once it has read GIVE_UP_FACTOR characters
+        per token still missing (~6 characters raise the lower sum by one token on code and
+        prose; a text without whitespace raises it by less). What it bounded stays known: the
+        full decision after it reads those bounds and raises none of them again."""
+        longest = self._longest_token_bytes
+        assert longest is not None
+        messages, known_bounds, raised = self.messages, self._bounds, self._raised
+        floor = lower
+        sizes: list[tuple[int, int]] = []
+        for index in unknown:
+            found = known_bounds[index]
+            if found is not None:
+                floor += found[0]
+                continue
+            floor += MESSAGE_OVERHEAD
+            size = text_size(messages[index])
+            if size >= SIZEABLE_CHARS:
+                sizes.append((size, index))
+        if floor >= value:
+            return True
+        sizes.sort(key=itemgetter(0), reverse=True)
+        budget = GIVE_UP_FACTOR * (value - floor)
+        for size, index in sizes:
+            message = messages[index]
+            low, high = bpe_message_bounds(message, longest)
+            low = max(low, bpe_message_lower(message, longest))
+            known_bounds[index] = (low, high)
+            raised.add(index)
+            if self._parent is not None:
+                self._learned(index, None, (low, high), raised=True)
+            floor += low - MESSAGE_OVERHEAD
+            if floor >= value:
+                return True
+            budget -= size
+            if budget <= 0:
+                break
+        return False
 
     def _raise_lower_bounds(
         self, widths: list[tuple[int, int, int, int]], lower: int, value: int

@@ -239,3 +239,44 @@ def test_a_decision_its_pieces_settle_counts_nothing_and_one_they_cannot_still_c
     above = TokenTally(messages, make_counter("tiktoken", "gpt-4o", CompactionCache()))
     assert not above.at_least(400 * count + 1)
     assert above.at_least(400 * count)
+
+
+def _short_and_long(long_text: str) -> list[Message]:
+    short = [{"role": "tool", "tool_call_id": f"c{i}", "content": "ok " * 20} for i in range(2_000)]
+    long: list[Message] = [{"role": "user", "content": long_text} for _ in range(10)]
+    return short[:1_000] + long + short[1_000:]
+
+
+def test_a_decision_its_longest_messages_settle_bounds_no_other_message() -> None:
+    """Many short messages and a few long ones: the long ones' pieces reach the value first
+    (TokenTally._largest_reach), and no short message is bounded, nothing counted."""
+    from compaction.tokens.bounds import MESSAGE_OVERHEAD
+    from compaction.tokens.tally import TokenTally
+
+    messages = _short_and_long(" ".join(f"word{i}" for i in range(2_000)))
+    counter = make_counter("tiktoken", "gpt-4o", CompactionCache())
+    value = MESSAGE_OVERHEAD * len(messages) + 5_000  # about 3 long messages' pieces
+    tally = TokenTally(messages, counter)
+    assert tally.at_least(value)
+    assert all(known is None for known in tally.known())
+    bounded = [i for i, found in enumerate(tally._bounds) if found is not None]
+    assert bounded and set(bounded) < set(range(1_000, 1_010))
+    exact = [counter.count_message(message) for message in messages]
+    assert sum(exact) >= value
+    assert all(tally.bounds(i)[0] <= exact[i] <= tally.bounds(i)[1] for i in bounded)
+
+
+@pytest.mark.parametrize("spaced", [True, False], ids=["words", "no-whitespace"])
+def test_a_decision_the_longest_messages_leave_open_is_still_exact(spaced: bool) -> None:
+    """Where the long messages' pieces cannot reach the value (text without whitespace has few
+    pieces; a value above the total), the try gives up and the decision is the exact sum's."""
+    from compaction.tokens.tally import TokenTally
+
+    joiner = " " if spaced else ","
+    messages = _short_and_long(joiner.join(f"word{i}" for i in range(2_000)))
+    counter = make_counter("tiktoken", "gpt-4o", CompactionCache())
+    total = sum(counter.count_message(message) for message in messages)
+    for value in (total // 2, total - 1, total, total + 1):
+        tally = TokenTally(messages, make_counter("tiktoken", "gpt-4o", CompactionCache()))
+        assert tally.at_least(value) == (total >= value), value
+        assert tally.at_least(value) == (total >= value), value  # again, from what it knows
