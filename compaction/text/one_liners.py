@@ -63,7 +63,9 @@ def _as_text(value: Any) -> str:
 def exit_code(output: str) -> int | None:
     """The exit code an output reports (`"exit_code": N`, `exit code N`, `exit status N`,
     `exited with code N`, `exited with status N`)."""
-    match = _EXIT_JSON.search(output) or (
+    # Every match of _EXIT_JSON holds its key: a literal scan (at memory speed) rules most
+    # outputs out before the pattern steps through them.
+    match = (_EXIT_JSON.search(output) if '"exit_code"' in output else None) or (
         _EXIT_TEXT.search(output) if _may_say_exit(output) else None
     )
     return int(match.group(1)) if match else None
@@ -90,11 +92,18 @@ def _may_say_exit(output: str) -> bool:
     if not output.isascii() and any(char in output for char in _FOLDED_TO_ASCII):
         return True
     lowered = output.lower()
-    return any(phrase in lowered for phrase in _EXIT_PHRASES)
+    # Each phrase opens with "exit": one scan rules out nearly every output.
+    return "exit" in lowered and any(phrase in lowered for phrase in _EXIT_PHRASES)
 
 
 def line_count(text: str) -> int:
     return text.count("\n") + 1
+
+
+def _non_blank_lines(text: str) -> int:
+    """How many of the text's lines hold more than whitespace (a search's matches, one a line):
+    stripped and tested in C, where a generator did both per line in the interpreter."""
+    return sum(map(bool, map(str.strip, text.splitlines())))
 
 
 def error_evidence(output: str, code: int | None = None) -> str | None:
@@ -174,13 +183,17 @@ _REPORTED_WORDS = ("Error: ", "Exception: ", "error: ", "fatal: ", "]: ", "FAILE
 
 
 _NAMED_WORDS = ("Error: ", "Exception: ")
+#: The words of _REPORTED_WORDS without ": ", the only ones an output without it can hold.
+_WORDS_WITHOUT_COLON = tuple(word for word in _REPORTED_WORDS if ": " not in word)
 
 
 def _reported_error(output: str) -> str | None:
     """The last line that reports an error (one naming an exception first: "Error: " or
     "Exception: "), or None. Every such line holds one of _REPORTED_WORDS: only those lines
     are matched (_last_line_matching), from the end."""
-    last = _last_line_matching(output, _REPORTED, _REPORTED_WORDS)
+    # One scan for ": " spares most outputs the scans for the five words that hold it.
+    words = _REPORTED_WORDS if ": " in output else _WORDS_WITHOUT_COLON
+    last = _last_line_matching(output, _REPORTED, words)
     if last is None:
         return None
     line = last.group(0)
@@ -307,10 +320,8 @@ def _summarize(tool_name: str, arguments: dict[str, Any], output: str) -> str:
         )
         default_target = "files" if tool_name in FILE_SEARCHES else "content"
         target = argument(arguments, "target", default=default_target)
-        total = _TOTAL_COUNT.search(output)
-        matches = (
-            int(total.group(1)) if total else sum(1 for ln in output.splitlines() if ln.strip())
-        )
+        total = _TOTAL_COUNT.search(output) if '"total_count"' in output else None
+        matches = int(total.group(1)) if total else _non_blank_lines(output)
         return (
             f"[{tool_name}] {target} search for '{_cut(_as_text(pattern), 80)}' in "
             f"{_as_text(path)}{more} -> {matches:,} matches"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from compaction.text.tool_calls.aliases import tool_kind
@@ -46,8 +47,16 @@ _PATCH_LINE = re.compile(
 )
 
 
+@lru_cache(maxsize=1024)
 def _loose(key: str) -> str:
+    # Remembered (bounded): every call's argument names are looked up this way, and they are
+    # the same few dozen names over and over.
     return key.replace("_", "").replace("-", "").lower()
+
+
+@lru_cache(maxsize=256)
+def _loose_forms(keys: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(_loose(key) for key in keys)
 
 
 def argument(arguments: dict[str, Any], *keys: str, default: Any = None) -> Any:
@@ -58,15 +67,19 @@ def argument(arguments: dict[str, Any], *keys: str, default: Any = None) -> Any:
         value = arguments.get(key)
         if value is not None and not (isinstance(value, str) and not value):
             return value
-    loose = {
-        _loose(key): value
-        for key, value in arguments.items()
-        if isinstance(key, str) and value is not None and not (isinstance(value, str) and not value)
-    }
-    for key in keys:
-        if _loose(key) in loose:
-            return loose[_loose(key)]
-    return default
+    # Loosely: each wanted key's loose form takes the last argument of that form, and the
+    # first wanted key that takes one wins. (A dict of every argument's loose form, built on
+    # each call, was ~40% of the one-liners of a long session: most lookups miss.)
+    wanted = _loose_forms(keys)
+    found: dict[int, Any] = {}
+    for key, value in arguments.items():
+        if value is None or (isinstance(value, str) and not value):
+            continue  # not a value
+        if isinstance(key, str):
+            loose = _loose(key)
+            if loose in wanted:
+                found[wanted.index(loose)] = value
+    return found[min(found)] if found else default
 
 
 def argv_text(words: list[str]) -> str:
