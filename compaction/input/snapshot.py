@@ -16,6 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 Snapshot = Any
+#: A tuple, not `dict | list`: the union is built anew each time the walk reaches a value.
+_CONTAINERS = (dict, list)
 
 
 def snapshot(message: Any, suspects: list[Any] | None = None) -> Snapshot:
@@ -52,7 +54,7 @@ def _walk(node: Any, suspects: list[Any]) -> Any:
             if isinstance(value, str):
                 if not value.isascii():
                     suspects.append(value)
-            elif isinstance(value, dict | list):
+            elif isinstance(value, _CONTAINERS):
                 value = _walk(value, suspects)
             elif isinstance(value, tuple):
                 suspects.append(value)
@@ -64,7 +66,7 @@ def _walk(node: Any, suspects: list[Any]) -> Any:
             if isinstance(item, str):
                 if not item.isascii():
                     suspects.append(item)
-            elif isinstance(item, dict | list):
+            elif isinstance(item, _CONTAINERS):
                 item = _walk(item, suspects)
             elif isinstance(item, tuple):
                 suspects.append(item)
