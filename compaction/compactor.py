@@ -29,6 +29,7 @@ from compaction.config import CompactionConfig
 from compaction.deferred import Deferred, detail, resolve
 from compaction.errors import ConfigError, InvalidConversationError
 from compaction.input.growing import GrowingConversation, check_and_count_once, memo_for
+from compaction.input.parsed_arguments import sharing as sharing_parsed_arguments
 from compaction.messages import Marks, Message, content_text, last_user_index, split_marks
 from compaction.phases.outcome import final_fates
 from compaction.phases.pins import resolve_pins
@@ -166,7 +167,8 @@ class Compactor:
             recorded = recorded if recorded is not None else messages.record()  # type: ignore[attr-defined]
             messages = messages.messages  # type: ignore[attr-defined]
         started = time.time_ns()
-        with self.cache.active():
+        # The input check's parses of tool-call arguments serve Phase 1 too (parsed once).
+        with self.cache.active(), sharing_parsed_arguments():
             result = self._compress(messages, focus, force, on_token, recorded)
         trigger = {"compaction.trigger": "manual" if force else "auto"}
         record_compaction_span(

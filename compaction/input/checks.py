@@ -16,6 +16,7 @@ from typing import Any
 
 from compaction.errors import InvalidConversationError
 from compaction.input.call_ids import Pairing, Renaming
+from compaction.input.parsed_arguments import keep, kept_object
 from compaction.input.snapshot import Snapshot, snapshot
 from compaction.messages import (
     ROLES,
@@ -213,6 +214,13 @@ def _replace_lone_surrogates(
     return dict(fixed)
 
 
+# Tuples of types, not unions (`dict | list`): a union is built anew each time a check meets it,
+# and these are met at every value of every message.
+_NESTED = (dict, list, tuple)
+_SEQUENCES = (list, tuple)
+_PARTS = (dict, str)
+
+
 def _holds_surrogates(node: Any) -> bool:
     """True when a string anywhere in `node` (keys included) holds a lone surrogate.
 
@@ -232,10 +240,10 @@ def _holds_surrogates(node: Any) -> bool:
             if isinstance(value, str):
                 if not value.isascii() and _SURROGATE.search(value):
                     return True
-            elif isinstance(value, dict | list | tuple) and _holds_surrogates(value):
+            elif isinstance(value, _NESTED) and _holds_surrogates(value):
                 return True
         return False
-    if isinstance(node, list | tuple):
+    if isinstance(node, _SEQUENCES):
         return any(_holds_surrogates(part) for part in node)
     return False
 
@@ -261,7 +269,7 @@ def _content_ok(content: Any) -> bool:
     if content is None or isinstance(content, str):
         return True
     if isinstance(content, list):
-        return all(isinstance(part, dict | str) for part in content)
+        return all(isinstance(part, _PARTS) for part in content)
     return False
 
 
@@ -348,6 +356,8 @@ def arguments_notes(messages: list[Message], start: int, notes: list[str]) -> No
 def arguments_problem(arguments: str) -> str | None:
     """Why a provider would reject these tool-call arguments (completing "arguments ..."), or
     None when they are a JSON object, the only arguments every provider accepts."""
+    if kept_object(arguments) is not None:
+        return None  # an object, parsed earlier in this compress (its output checked again)
     try:
         value = loads_json(arguments)
     except (ValueError, RecursionError):
@@ -359,6 +369,7 @@ def arguments_problem(arguments: str) -> str | None:
     if not isinstance(value, dict):
         kind = {list: "array", str: "string", bool: "boolean"}.get(type(value), "number")
         return f"are a JSON {'null' if value is None else kind}, not an object"
+    keep(arguments, value)  # Phase 1 reads it again in this compress (input/parsed_arguments)
     return None
 
 

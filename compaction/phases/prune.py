@@ -18,12 +18,12 @@ from typing import Any
 from compaction.cache import remembered
 from compaction.config import CompactionConfig
 from compaction.deferred import later_details
+from compaction.input.parsed_arguments import arguments_object, kept_object
 from compaction.messages import (
     Message,
     call_arguments,
     call_name,
     loads_json,
-    parse_arguments,
     tool_calls,
 )
 from compaction.phases.boundaries import find_head_end, walk_tail
@@ -52,7 +52,7 @@ def one_line_summary(tool_name: str, arguments: str, output: str) -> str:
     return remembered(
         ("one-liner", tool_name, arguments, output),
         len(arguments) + len(output),
-        lambda: summarize_tool_output(tool_name, parse_arguments(arguments), output),
+        lambda: summarize_tool_output(tool_name, arguments_object(arguments), output),
     )
 
 
@@ -81,10 +81,12 @@ def shrink_arguments(arguments: str, keep_chars: int) -> str | None:
 
 
 def _shrunk(arguments: str, keep_chars: int) -> str | None:
-    try:
-        value = loads_json(arguments)
-    except (ValueError, RecursionError):
-        return None
+    value: Any = kept_object(arguments)  # the input check's parse, when it made one
+    if value is None:
+        try:
+            value = loads_json(arguments)
+        except (ValueError, RecursionError):
+            return None
 
     def cut(node: Any) -> Any:
         if isinstance(node, str):
