@@ -247,9 +247,9 @@ def _short_and_long(long_text: str) -> list[Message]:
     return short[:1_000] + long + short[1_000:]
 
 
-def test_a_decision_its_longest_messages_settle_bounds_no_other_message() -> None:
+def test_a_decision_its_long_messages_settle_bounds_no_other_message() -> None:
     """Many short messages and a few long ones: the long ones' pieces reach the value first
-    (TokenTally._largest_reach), and no short message is bounded, nothing counted."""
+    (TokenTally._long_messages_reach), and no short message is bounded, nothing counted."""
     from compaction.tokens.bounds import MESSAGE_OVERHEAD
     from compaction.tokens.tally import TokenTally
 
@@ -267,7 +267,7 @@ def test_a_decision_its_longest_messages_settle_bounds_no_other_message() -> Non
 
 
 @pytest.mark.parametrize("spaced", [True, False], ids=["words", "no-whitespace"])
-def test_a_decision_the_longest_messages_leave_open_is_still_exact(spaced: bool) -> None:
+def test_a_decision_the_long_messages_leave_open_is_still_exact(spaced: bool) -> None:
     """Where the long messages' pieces cannot reach the value (text without whitespace has few
     pieces; a value above the total), the try gives up and the decision is the exact sum's."""
     from compaction.tokens.tally import TokenTally
