@@ -44,6 +44,8 @@ PATCH_PATH_MAX_CHARS = 120
 
 def is_already_pruned(content: str) -> bool:
     """True for a summary line, duplicate marker or stub: Phase 1 leaves these alone."""
+    if not content.startswith("["):
+        return False  # every one of them opens with "[": nearly every output stops here
     if content in (DUPLICATE_MARKER, STUB_RESULT) or content.startswith(STATIC_MARKER_START):
         return True
     return len(content) < 600 and _SUMMARY_LINE.match(content) is not None

@@ -376,6 +376,18 @@ def test_already_pruned_content_is_recognised() -> None:
     assert not is_already_pruned("plain text output")
 
 
+def test_every_already_pruned_form_opens_with_a_bracket() -> None:
+    """is_already_pruned stops at the first character of nearly every output: each form it
+    knows (the markers, the stub, a summary line) opens with "["."""
+    from compaction.summary import STATIC_MARKER_START
+    from compaction.text.one_liners import _SUMMARY_LINE
+
+    for form in (DUPLICATE_MARKER, STUB_RESULT, STATIC_MARKER_START):
+        assert form.startswith("[")
+    assert _SUMMARY_LINE.pattern.startswith("^\\[")
+    assert not is_already_pruned(" " + DUPLICATE_MARKER)
+
+
 def test_pytest_failure_explanations_are_quoted_without_their_prefix() -> None:
     output = (
         "tests/test_x.py F\n>       assert parse('abc')\n"
