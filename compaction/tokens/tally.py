@@ -49,26 +49,13 @@ FIRST_BATCH = 16
 #: A decision over at least this many messages unknown first tries the pieces of its long ones
 #: (`TokenTally._long_messages_reach`); below it, bounding each message costs next to nothing.
 LARGEST_FIRST_FROM = 64
-#: The messages that try: shorter ones raise a lower sum by little more than their overhead.
-SIZEABLE_CHARS = 256
-#: The try reads at most this many characters per token still missing before it gives up.
+#: The messages raised by their pieces (bytes of the texts the counting rule counts): shorter
+#: ones raise a lower sum by little more than their overhead. At 5,000 generated messages, 256
+#: left a re-run's 80,000-token decision short of its value (76,527) after raising every longer
+#: message, so that it bounded every message besides; 64 raised more than settling needed.
+SIZEABLE_BYTES = 128
+#: The try reads at most this many bytes of long text per token missing before it gives up.
 GIVE_UP_FACTOR = 16
-
-
-def text_size(message: Message) -> int:
-    """The characters of a message's content text and its calls' arguments: which messages
-    are long, for an order (not a bound: it skips what is not a text)."""
-    content = message.get("content")
-    size = len(content) if type(content) is str else 0
-    calls = message.get("tool_calls")
-    if type(calls) is list:
-        for call in calls:
-            function = call.get("function") if type(call) is dict else None
-            if type(function) is dict:
-                arguments = function.get("arguments")
-                if type(arguments) is str:
-                    size += len(arguments)
-    return size
 
 
 def text_bounds_for(counter: TokenCounter) -> TextBounds | None:
@@ -288,20 +275,20 @@ class TokenTally(Sequence[int]):
             )
 
     def _long_messages_reach(self, unknown: list[int], lower: int, value: int) -> bool:
-        """True when the `unknown` messages reach `value` from `lower`, each bounded below by
-        what is known of it (its bounds, else its overhead) and each long one (SIZEABLE_CHARS of
-        content and arguments), read in order, by its pieces (bounds.bpe_message_lower): a
-        decision that the long messages settle, settled without bounding every message. A
-        middle of 4,806 pruned messages reached the summary budget's 40,000 tokens this way
-        after reading ~1/4 of them, where bounding each one first (a call each, then the pieces
-        of the widest) cost ~3x more.
+        """True when the `unknown` messages reach `value` from `lower`, read in order, each
+        bounded (bounds.bpe_message_bounds) and each long one (SIZEABLE_BYTES of text) raised by
+        its pieces (bounds.bpe_message_lower), every message not read yet counted at its
+        overhead: a decision that the long messages settle, settled without bounding every
+        message. A middle of 4,806 pruned messages reached the summary budget's 40,000 tokens
+        this way after reading 1,342 of them and raising 431, where bounding each one first
+        (a call each, then the pieces of the widest) cost ~3x more.
 
-        It stops as soon as the sum is reached, or once it has read GIVE_UP_FACTOR characters
-        per token missing at the start (~6 characters raise the lower sum by one token on code
-        and prose; a text without whitespace raises it by less). Whichever order the long
-        messages are read in, their pieces cost about the same per token they raise. What it
-        bounded stays known: the full decision after it reads those bounds and raises none of
-        them again."""
+        It stops as soon as the sum is reached, or once it has read GIVE_UP_FACTOR bytes of
+        long text per token missing at the start (~6 characters raise the lower sum by one
+        token on code and prose; a text without whitespace raises it by less). In whatever
+        order the long messages are read, their pieces cost about the same per token they
+        raise. What it bounded stays known: the full decision after it reads those bounds, and
+        raises none of them again."""
         longest = self._longest_token_bytes
         assert longest is not None
         messages, known_bounds, raised = self.messages, self._bounds, self._raised
@@ -310,21 +297,18 @@ class TokenTally(Sequence[int]):
         budget = GIVE_UP_FACTOR * (value - floor)
         for index in unknown:
             found = known_bounds[index]
-            if found is not None:
-                floor += found[0] - MESSAGE_OVERHEAD
-            else:
+            if found is None:
                 message = messages[index]
-                size = text_size(message)
-                if size < SIZEABLE_CHARS:
-                    continue
-                low, high = bpe_message_bounds(message, longest)
-                low = max(low, bpe_message_lower(message, longest))
-                known_bounds[index] = (low, high)
-                raised.add(index)
+                found = known_bounds[index] = bpe_message_bounds(message, longest)
+                low, high = found
+                if high - MESSAGE_OVERHEAD >= SIZEABLE_BYTES:
+                    found = (max(low, bpe_message_lower(message, longest)), high)
+                    known_bounds[index] = found
+                    raised.add(index)
+                    budget -= high
                 if learns:
-                    self._learned(index, None, (low, high), raised=True)
-                floor += low - MESSAGE_OVERHEAD
-                budget -= size
+                    self._learned(index, None, found, raised=index in raised)
+            floor += found[0] - MESSAGE_OVERHEAD
             if floor >= value:
                 return True
             if budget <= 0:

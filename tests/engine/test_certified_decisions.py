@@ -248,8 +248,9 @@ def _short_and_long(long_text: str) -> list[Message]:
 
 
 def test_a_decision_its_long_messages_settle_bounds_no_other_message() -> None:
-    """Many short messages and a few long ones: the long ones' pieces reach the value first
-    (TokenTally._long_messages_reach), and no short message is bounded, nothing counted."""
+    """Many short messages and a few long ones: read in order, the long ones' pieces reach the
+    value (TokenTally._long_messages_reach); only they are raised, the messages after them are
+    never read, and nothing is counted."""
     from compaction.tokens.bounds import MESSAGE_OVERHEAD
     from compaction.tokens.tally import TokenTally
 
@@ -260,7 +261,8 @@ def test_a_decision_its_long_messages_settle_bounds_no_other_message() -> None:
     assert tally.at_least(value)
     assert all(known is None for known in tally.known())
     bounded = [i for i, found in enumerate(tally._bounds) if found is not None]
-    assert bounded and set(bounded) < set(range(1_000, 1_010))
+    assert tally._raised and tally._raised < set(range(1_000, 1_010))
+    assert bounded == list(range(max(tally._raised) + 1))  # read in order, stopped when reached
     exact = [counter.count_message(message) for message in messages]
     assert sum(exact) >= value
     assert all(tally.bounds(i)[0] <= exact[i] <= tally.bounds(i)[1] for i in bounded)
