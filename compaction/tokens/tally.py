@@ -48,7 +48,7 @@ from compaction.tokens.bounds import (
 FIRST_BATCH = 16
 #: A decision over at least this many messages unknown first tries the pieces of its long ones
 #: (`TokenTally._long_messages_reach`); below it, bounding each message costs next to nothing.
-LARGEST_FIRST_FROM = 64
+LONG_FIRST_FROM = 64
 #: The messages raised by their pieces (bytes of the texts the counting rule counts): shorter
 #: ones raise a lower sum by little more than their overhead. At 5,000 generated messages, 256
 #: left a re-run's 80,000-token decision short of its value (76,527) after raising every longer
@@ -217,7 +217,7 @@ class TokenTally(Sequence[int]):
             return True
         if (
             self._longest_token_bytes is not None
-            and len(unknown) >= LARGEST_FIRST_FROM
+            and len(unknown) >= LONG_FIRST_FROM
             and self._long_messages_reach(unknown, lower, value)
         ):
             return True
