@@ -268,5 +268,12 @@ def test_output_is_valid_for_both_providers_whenever_the_input_was(
         if _valid_once_repaired(messages, provider, strategy):
             assert _errors(result.messages, provider) == [], provider
             assert _errors(again.messages, provider) == [], f"{provider}, second pass"
-    if not result.skipped and result.fit is not None and not result.fit.request_exceeds_window:
-        assert result.tokens_after <= window
+    fit = result.fit
+    if not result.skipped and fit is not None and not fit.request_exceeds_window:
+        # Over the window only when every piece is already at its floor, as Fit says with the
+        # figure: an input under a tiny window can need more once its unanswered calls get
+        # their stub results (found by this test: 828 tokens in, 1,004 out of a 1,000-token
+        # window, the summary discarded at 1,011; tests/engine/test_fit.py holds that case).
+        over = result.tokens_after > window
+        assert not over or f"would take {result.tokens_after:,} tokens" in (fit.cannot_fit or "")
+        assert not over or not fit.cuts

@@ -114,3 +114,62 @@ def test_the_phase_records_the_cuts_and_the_fates() -> None:
     assert phase.details["cuts"][0]["chars_before"] == 40_000
     assert phase.details["cuts"][0]["chars_after"] < 40_000
     assert phase.tokens_after == report.tokens_after <= 2_000
+
+
+def test_stubs_that_take_a_short_input_past_a_tiny_window_are_said_not_to_fit() -> None:
+    """Found by the property test of provider validity: 828 tokens in, under a 1,000-token
+    window, but eight unanswered calls get stub results (the input was not sendable), the
+    summary would grow it (1,011) and every message is already at its floor. The output is over
+    the window, and Fit says so with the figure; it cuts nothing."""
+    from compaction import CompactionConfig, Compactor
+
+    def calling(*made: tuple[str, str]) -> dict[str, object]:
+        return {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": i, "type": "function", "function": {"name": "terminal", "arguments": a}}
+                for i, a in made
+            ],
+        }
+
+    def args(command: str, x: int) -> str:
+        return json.dumps({"command": command, "content": "x" * x})
+
+    long_command = json.dumps({"command": " ".join(["pytest"] * 22), "content": "x" * 10})
+    results = [
+        {"role": "tool", "tool_call_id": f"call_{n}", "content": " ".join(["pytest"] * 22)}
+        for n in (1, 2, 3)
+    ]
+    asking = {"role": "user", "content": "pytest"}
+    messages = [
+        {"role": "system", "content": "You are an agent. " * 14},
+        calling(*((f"call_{n}", long_command) for n in (1, 2, 3))),
+        *results,
+        *[dict(asking) for _ in range(10)],
+        {"role": "assistant", "content": "config"},
+        calling(("call_4", args("error", 10)), ("call_5", args("error", 10))),
+        dict(asking),
+        calling(("call_6", args("pytest", 10))),
+        calling(("call_7", args("pytest", 10))),
+        *[dict(asking) for _ in range(6)],
+        calling(("call_8", args("pytest", 10))),
+        calling(
+            *((f"call_{n}", args("pytest", 10)) for n in (9, 10)), ("call_11", args("pytest", 900))
+        ),
+        {"role": "user", "content": "error"},
+    ]
+    config = CompactionConfig(
+        context_length=1_000,
+        protect_first_n=3,
+        tail_token_ratio=0.0,
+        orphan_strategy="stub",
+        counter="rough",
+        summary_min_tokens=100,
+    )
+    result = Compactor(config).compress(messages, force=True)
+    assert result.tokens_before < 1_000 < result.tokens_after
+    assert result.fit is not None and not result.fit.cuts and not result.fit.request_exceeds_window
+    assert f"would take {result.tokens_after:,} tokens of the 1,000-token window" in (
+        result.fit.cannot_fit or ""
+    )
