@@ -3,9 +3,10 @@
 The input check parses every call's arguments to say which a provider would reject, and Phase 1
 parses them again: each pruned result's call (for its one-line summary) and each long call (to
 shorten it). Between the two, the same string was decoded twice, the second time for ~1,500 of
-5,000 generated messages (~7% of a cold compress). While a compress runs (`sharing`), the check
-keeps each parse that gave a JSON object here, and Phase 1 takes it from here (as does the check
-of the compaction's own output, which an agent goes on from: its calls are the input's).
+5,000 generated messages (~20 M instructions, ~3% of a cold compress). While a compress runs
+(`sharing`), the check keeps each parse that gave a JSON object here, and Phase 1 takes it from
+here (as does the check of the compaction's own output, which an agent goes on from: its calls
+are the input's).
 
 Kept for one compress only, in a context variable (each thread and task has its own): nothing is
 held between compactions, and a re-run whose check is reused parses nothing here (Phase 1 reuses
