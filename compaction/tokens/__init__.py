@@ -1,4 +1,4 @@
-"""Token counters: exact (tiktoken, offline) and rough (characters / 4), both cached per content.
+"""Token counters: exact (tiktoken, offline, cached per content) and rough (characters / 4).
 
 The exact counter's encodings are built from rank files this package ships (encodings.py): no
 download, no litellm, nothing written to the environment.
@@ -10,7 +10,6 @@ tokens of per-message overhead; each image part counts 1,600 tokens.
 from __future__ import annotations
 
 import functools
-import math
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -219,12 +218,51 @@ def _cores() -> int:
 
 
 class RoughCounter(_CachedCounter):
-    """Characters / 4, rounded up: the estimate many agents use, to compare against."""
+    """Characters / 4, rounded up: the estimate many agents use, to compare against.
+
+    It remembers nothing: a length divided is cheaper than looking the text up (the lookup
+    hashes the whole text the first time), and nothing kept means no memory to bound."""
 
     name = "rough"
 
     def _count_text(self, text: str) -> int:
-        return math.ceil(len(text) / 4)
+        return -(-len(text) // 4)  # math.ceil(len(text) / 4) without the float
+
+    def count_text(self, text: str) -> int:
+        return -(-len(text) // 4)
+
+    def count_message(self, message: Message) -> int:
+        """The counting rule of `_CachedCounter.count_message`, with each text's count inline."""
+        content = message.get("content")
+        if isinstance(content, str):
+            total = MESSAGE_OVERHEAD - (-len(content) // 4)
+        else:
+            total = MESSAGE_OVERHEAD
+            if isinstance(content, list):
+                for part in content:
+                    if isinstance(part, dict):
+                        text = part.get("text")
+                        if isinstance(text, str):
+                            total -= -len(text) // 4
+                total += IMAGE_TOKENS * image_count(message)
+        calls = message.get("tool_calls")
+        if calls and isinstance(calls, list):
+            for call in calls:
+                function = call.get("function") if isinstance(call, dict) else None
+                if isinstance(function, dict):
+                    name = function.get("name")
+                    arguments = function.get("arguments")
+                    if isinstance(name, str):
+                        total -= -len(name) // 4
+                    if isinstance(arguments, str):
+                        total -= -len(arguments) // 4
+        call_id = message.get("tool_call_id")
+        if isinstance(call_id, str):
+            total -= -len(call_id) // 4
+        return total
+
+    def counts(self, messages: Sequence[Message]) -> list[int]:
+        return [self.count_message(message) for message in messages]
 
 
 def count_each(counter: TokenCounter, messages: Sequence[Message]) -> list[int]:

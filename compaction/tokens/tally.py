@@ -95,6 +95,11 @@ class TokenTally(Sequence[int]):
             bounds if bounds is not None else [None] * len(self._exact)
         )
         self._text_bounds = text_bounds_for(counter)
+        # The rough counter's bound is its count, and computing it costs a length: a decision
+        # counts every message it must look at, in one batch, rather than bounding them.
+        self._counts_cheaply = self._text_bounds is rough_bounds
+        if self._counts_cheaply:
+            self._text_bounds = None
         self._longest_token_bytes = longest_token_bytes_for(counter)  # BPE: bounded in one pass
         # A phase's output tally (`over`) tells the tally it came from what it learns of the
         # messages both share: that one is kept for a re-run (input/growing.py), this one not.
@@ -215,6 +220,9 @@ class TokenTally(Sequence[int]):
         # Every message costs its overhead at least: often that settles it without a look.
         if lower + MESSAGE_OVERHEAD * len(unknown) >= value:
             return True
+        if self._counts_cheaply:
+            self.count_exactly(unknown)
+            return lower + sum(map(exact.__getitem__, unknown)) >= value  # type: ignore[arg-type]
         if (
             self._longest_token_bytes is not None
             and len(unknown) >= LONG_FIRST_FROM

@@ -5,9 +5,12 @@ counter, and the per-content cache."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 from engine_helpers import call, calls, tool
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compaction.cache import CompactionCache
 from compaction.errors import TokenizerError
@@ -111,6 +114,65 @@ def test_rough_counter_is_chars_over_four_rounded_up() -> None:
         assert counter.count_text(text) == math.ceil(len(text) / 4)
     assert counter.count_message({"role": "user", "content": "abcde"}) == 4 + 2
     assert counter.count_messages([{"role": "user", "content": "abcd"}] * 3) == 3 * (4 + 1)
+
+
+def _rule_count(message: dict[str, Any]) -> int:
+    """The counting rule (ALGORITHM.md), written plainly: every counted text at ceil(len / 4)."""
+    texts: list[Any] = []
+    content = message.get("content")
+    parts = content if isinstance(content, list) else []
+    texts.append(content)
+    texts.extend(part.get("text") for part in parts if isinstance(part, dict))
+    calls = message.get("tool_calls")
+    for entry in calls if isinstance(calls, list) else []:
+        function = entry.get("function") if isinstance(entry, dict) else None
+        if isinstance(function, dict):
+            texts.extend((function.get("name"), function.get("arguments")))
+    texts.append(message.get("tool_call_id"))
+    images = sum(
+        1
+        for part in parts
+        if isinstance(part, dict) and part.get("type") in ("image_url", "image", "input_image")
+    )
+    counted = sum(math.ceil(len(text) / 4) for text in texts if isinstance(text, str))
+    return MESSAGE_OVERHEAD + counted + IMAGE_TOKENS * images
+
+
+_ANY_TEXT = st.one_of(st.none(), st.integers(), st.text(max_size=40))
+_PART = st.one_of(
+    st.fixed_dictionaries({"type": st.sampled_from(["text", "image_url"]), "text": _ANY_TEXT}),
+    _ANY_TEXT,
+)
+_CALL = st.one_of(
+    st.fixed_dictionaries(
+        {
+            "id": _ANY_TEXT,
+            "function": st.one_of(
+                st.fixed_dictionaries({"name": _ANY_TEXT, "arguments": _ANY_TEXT}), _ANY_TEXT
+            ),
+        }
+    ),
+    _ANY_TEXT,
+)
+_MESSAGE = st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "assistant", "tool", "system"])},
+    optional={
+        "content": st.one_of(_ANY_TEXT, st.lists(_PART, max_size=3)),
+        "tool_calls": st.one_of(st.lists(_CALL, max_size=3), _ANY_TEXT),
+        "tool_call_id": _ANY_TEXT,
+    },
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_MESSAGE, max_size=6))
+def test_rough_counter_counts_every_shape_by_the_rule(messages: list[dict[str, Any]]) -> None:
+    """The rough counter counts each message in one pass and remembers nothing: whatever shape
+    a message has, its count is the rule's, and `counts` gives each one's."""
+    counter = RoughCounter()
+    assert [counter.count_message(m) for m in messages] == [_rule_count(m) for m in messages]
+    assert counter.counts(messages) == [_rule_count(m) for m in messages]
+    assert counter.cache_size() == 0 and counter.nbytes == 0
 
 
 def test_counts_are_cached_per_content() -> None:
