@@ -168,15 +168,52 @@ def _sub_quoted(match: re.Match[str]) -> str:
     return match.group("prefix") + REDACTED + match.group("esc") + match.group("vq")
 
 
-_RULES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
-    (_PRIVATE_KEY, REDACTED),
-    (_URL_CREDENTIALS, r"\g<scheme>" + REDACTED + "@"),
-    (_KEY_SHAPES, REDACTED),
-    (_CURL_USER, _sub_curl),
-    (_BEARER, _sub_value),
-    (_QUOTED_ASSIGNMENT, _sub_quoted),
-    (_ENV_ASSIGNMENT, _sub_env),
-    (_UNQUOTED_ASSIGNMENT, _sub_unquoted),
+# What each rule cannot match without, read at memory speed (`_needs`): on a summary's short
+# lines nearly every rule is skipped, where each was a regex pass (a colon alone let all eight
+# run). Literal for the case-sensitive rules; the case-insensitive ones want a secret's name,
+# looked for in the lower-cased text where lower() folds as the pattern does (FOLDS_INTO_ASCII).
+_KEY_SHAPE_STARTS = (
+    "sk-", "sk_", "rk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "AKIA", "ASIA",
+    "xox", "whsec_", "AIza", "eyJ",
+)  # fmt: skip
+_ENV_NAME_ENDS = ("KEY", "TOKEN", "SECRET", "PASSW")
+#: Every one of _SECRET_NAMES holds one of these.
+_SECRET_NAME_PARTS = ("pass", "pwd", "token", "key", "secret")
+
+
+def _named_secret(lowered: str | None) -> bool:
+    """Whether a case-insensitive rule may find a secret's name (`lowered` None: not known)."""
+    return lowered is None or any(part in lowered for part in _SECRET_NAME_PARTS)
+
+
+_Needs = Callable[[str, "str | None"], bool]
+_RULES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str], _Needs], ...] = (
+    (_PRIVATE_KEY, REDACTED, lambda text, _: "PRIVATE KEY-----" in text),
+    (
+        _URL_CREDENTIALS,
+        r"\g<scheme>" + REDACTED + "@",
+        lambda text, _: "://" in text and "@" in text,
+    ),
+    (_KEY_SHAPES, REDACTED, lambda text, _: any(start in text for start in _KEY_SHAPE_STARTS)),
+    (_CURL_USER, _sub_curl, lambda text, _: "curl" in text),
+    (_BEARER, _sub_value, lambda text, _: "earer" in text),
+    (
+        _QUOTED_ASSIGNMENT,
+        _sub_quoted,
+        lambda text, lowered: (
+            ('"' in text or "'" in text) and (":" in text or "=" in text) and _named_secret(lowered)
+        ),
+    ),
+    (
+        _ENV_ASSIGNMENT,
+        _sub_env,
+        lambda text, _: "=" in text and any(end in text for end in _ENV_NAME_ENDS),
+    ),
+    (
+        _UNQUOTED_ASSIGNMENT,
+        _sub_unquoted,
+        lambda text, lowered: "=" in text and _named_secret(lowered),
+    ),
 )
 
 # Cheap pre-check: text without any of these substrings cannot match any rule, and most
@@ -192,7 +229,7 @@ _TRIGGERS = re.compile(
 #: (a test checks every code point). Without them, `lower()` folds case as the pattern does.
 FOLDS_INTO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
 
-# _TRIGGERS' words lower-cased, minus `://` (it holds a colon): what `_may_hold_secret` looks for.
+# _TRIGGERS' words lower-cased, minus `://` (it holds a colon): what `may_hold_secret` looks for.
 _TRIGGER_WORDS = (
     "private key", "sk-", "sk_", "rk_", "whsec_", "aiza", "eyj", "ghp_", "gho_", "ghu_", "ghs_",
     "ghr_", "github_pat_", "akia", "asia", "xox", "earer",
@@ -202,7 +239,7 @@ _TRIGGER_WORDS = (
 _TRIGGER_WORD = re.compile("|".join(re.escape(word) for word in _TRIGGER_WORDS))
 
 
-def _may_hold_secret(text: str) -> bool:
+def may_hold_secret(text: str) -> bool:
     """Exactly whether _TRIGGERS matches `text`, without its regex on most texts.
 
     The case-insensitive alternation has no literal to scan for, so the engine tried every
@@ -219,13 +256,31 @@ def _may_hold_secret(text: str) -> bool:
     return _TRIGGER_WORD.search(text.lower()) is not None
 
 
+def _lowered(text: str) -> str | None:
+    """`text.lower()` where it folds case as a case-insensitive pattern does, else None."""
+    if not text.isascii() and any(char in text for char in FOLDS_INTO_ASCII):
+        return None
+    return text.lower()
+
+
 def redact(text: str) -> str:
     """`text` with every recognised secret replaced by `[REDACTED]`."""
-    if not text or not _may_hold_secret(text):
+    if not text or not may_hold_secret(text):
         return text
-    for pattern, replacement in _RULES:
-        if pattern is _CURL_USER and "curl" not in text:
-            continue  # one substring test instead of a regex pass over text with no curl
+    lowered = _lowered(text)
+    for pattern, replacement, needs in _RULES:
+        if not needs(text, lowered):
+            continue  # a few substring tests instead of a regex pass that cannot match
+        redacted = pattern.sub(replacement, text)
+        if redacted != text:  # the next rules read the text as this one left it
+            text, lowered = redacted, _lowered(redacted)
+    return text
+
+
+def redact_every_rule(text: str) -> str:
+    """`redact` without its pre-tests: every rule's pass over the text, in order (the
+    definition the tests hold `redact` to)."""
+    for pattern, replacement, _ in _RULES:
         text = pattern.sub(replacement, text)
     return text
 

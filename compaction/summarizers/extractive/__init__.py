@@ -28,7 +28,7 @@ from compaction.summarizers.extractive.sections import build_sections
 from compaction.summarizers.extractive.text import stems
 from compaction.summary import parse_summary, section_item_texts
 from compaction.summary.items import CARRIED, SummaryItem, limited
-from compaction.text.redact import redact
+from compaction.text.redact import may_hold_secret, redact
 from compaction.tokens import TokenCounter, make_counter
 
 NO_REQUEST = "None."
@@ -36,7 +36,11 @@ NO_REQUEST = "None."
 
 def _redact(text: str) -> str:
     """Redaction runs over every line of every run; the same lines come back when a session is
-    compacted again with other budgets, so each distinct line is redacted once per cache."""
+    compacted again with other budgets, so each distinct line is redacted once per cache. Most
+    lines hold nothing a secret needs (a colon, an equals sign, a key's prefix): seeing that
+    costs less than looking the line up."""
+    if not may_hold_secret(text):
+        return text
     return remembered(("redacted", text), len(text), lambda: redact(text))
 
 
