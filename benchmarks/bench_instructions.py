@@ -12,7 +12,8 @@ goals' own measure.
 Each figure is a difference of two whole processes' counts: the process that generates the
 session, tokenises it once and stops, against the same process that also runs what is measured
 (a cold compress with the summary stubbed; then each re-run with other budgets, in
-bench_compress's order, sharing the cold run's cache). hermes-agent's cold and warm compress are
+bench_compress's order, sharing the cold run's cache; and, in a pair of processes of its own that
+never load tiktoken, the rough counter's cold compress). hermes-agent's cold and warm compress are
 counted the same way, in its own virtualenv (benchmarks/hermes_compress.py).
 
     .venv/bin/python -m benchmarks.bench_instructions [--size 5000] [--against TREE]
@@ -56,6 +57,19 @@ if steps:
         _compactor(config.replace(**changes), StaticSummarizer(), cache).compress(
             messages, force=True
         )
+"""
+
+#: The rough counter's cold compress, summary stubbed (bench_compress's "stub: cold rough"): a
+#: process that never loads tiktoken, as the rough counter's user's does not.
+ROUGH = """
+import sys
+sys.path.insert(0, {tree!r})
+from benchmarks.session_gen import generate_session
+from compaction import CompactionConfig, Compactor
+from compaction.summarizers.base import StaticSummarizer
+messages = generate_session({size})
+if {stage}:
+    Compactor(CompactionConfig(counter="rough"), StaticSummarizer()).compress(messages, force=True)
 """
 
 HERMES = """
@@ -104,10 +118,12 @@ def ours(tree: Path, size: int, reruns: int) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     python = str(ROOT / ".venv" / "bin" / "python")
     scripts = [OURS.format(tree=str(tree), size=size, stage=k) for k in range(reruns + 2)]
+    scripts += [ROUGH.format(tree=str(tree), size=size, stage=k) for k in range(2)]
     with ThreadPoolExecutor(max_workers=2) as pool:
         totals = list(pool.map(lambda s: instructions(python, s, str(tree), env), scripts))
-    steps = [after - before for before, after in pairwise(totals)]
-    return {"cold": steps[0], "reruns": steps[1:]}
+    rough = totals[-1] - totals[-2]
+    steps = [after - before for before, after in pairwise(totals[:-2])]
+    return {"cold": steps[0], "reruns": steps[1:], "rough": rough}
 
 
 def hermes(size: int) -> dict[str, int]:
@@ -132,6 +148,10 @@ def report(label: str, counted: dict[str, Any], peer: dict[str, int]) -> None:
     print(
         f"  stub: re-runs      {', '.join(f'{r / 1e6:.1f}' for r in counted['reruns'])} M;"
         f" the slowest {slowest / peer['warm']:.2f}x hermes warm (goal <= 0.5)"
+    )
+    print(
+        f"  stub: cold rough   {counted['rough'] / 1e6:8.1f} M instructions"
+        f"  {counted['rough'] / peer['cold']:.2f}x hermes cold (goal <= 1)"
     )
 
 
@@ -158,7 +178,8 @@ def main() -> None:
         print(
             f"after / before: cold {after['cold'] / before['cold']:.2f}, slowest re-run "
             f"{max(after['reruns']) / max(before['reruns']):.2f}, all re-runs "
-            f"{sum(after['reruns']) / sum(before['reruns']):.2f}"
+            f"{sum(after['reruns']) / sum(before['reruns']):.2f}, cold rough "
+            f"{after['rough'] / before['rough']:.2f}"
         )
     print(json.dumps({"hermes": peer, **results}))
 
