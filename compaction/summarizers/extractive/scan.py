@@ -62,6 +62,9 @@ class _Scanner:
         self.unanswered_request: tuple[int, str] | None = None
         # (key, test targets) -> positions in actions of the failures not yet fixed, in order
         self.failures: dict[tuple[str, tuple[str, ...]], list[int]] = {}
+        # key -> the targets of its failures not yet fixed: a success reads only its own key's
+        # (reading every open failure on every success grew with their product)
+        self.open_targets: dict[str, dict[tuple[str, ...], None]] = {}
         self.last_intent: tuple[int, str] | None = None
         self.identifier_outputs: set[int] = set()  # tool messages whose identifiers are mined
         self.todo_line: str | None = None
@@ -217,6 +220,7 @@ class _Scanner:
         if facts.failed:
             action.errors = list(facts.errors)
             self.failures.setdefault((key, facts.targets), []).append(position)
+            self.open_targets.setdefault(key, {})[facts.targets] = None
         else:
             findings.succeeded_keys.add(key)
             self._resolve(key, facts.targets, action, position)
@@ -229,14 +233,14 @@ class _Scanner:
     def _resolve(self, key: str, targets: tuple[str, ...], action: Action, position: int) -> None:
         """A success fixes the earlier failures of the same command, test or file: the same
         targets, or the whole suite (no targets) — a narrower run that passes fixes nothing."""
-        fixed = [
-            (failed_key, failed_targets)
-            for failed_key, failed_targets in self.failures
-            if failed_key == key and (not targets or targets == failed_targets)
-        ]
-        for entry in fixed:
+        open_targets = self.open_targets.get(key)
+        if not open_targets:
+            return
+        fixed = [known for known in open_targets if not targets or targets == known]
+        for failed_targets in fixed:
+            del open_targets[failed_targets]
             # Every failed attempt since is fixed; the latest is the one the success answers.
-            for failed_at in self.failures.pop(entry):
+            for failed_at in self.failures.pop((key, failed_targets)):
                 self.findings.actions[failed_at].fixed_by = position
                 action.fixes = max(action.fixes or 0, failed_at)
 

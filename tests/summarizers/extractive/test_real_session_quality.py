@@ -360,3 +360,26 @@ def test_an_error_in_a_tool_result_carried_by_a_user_turn_is_blocked_not_the_use
     )
     assert "Traceback" not in summary.sections["Pending User Asks"]
     assert "AttributeError" not in summary.sections["Constraints & Preferences"]
+
+
+def test_a_success_fixes_only_the_open_failures_of_its_own_command() -> None:
+    """Failures are looked up by the succeeding command's key (not by reading every open
+    failure): a narrower run fixes the failures of its own targets, the whole suite the rest,
+    and another command's failure stays blocked."""
+    failing_lint = "Process exited with code 2\nOutput:\nsrc/a.py:3:1: E999 SyntaxError\n"
+    turns = [
+        {"role": "user", "content": REQUEST},
+        *shell("c1", "python -m pytest -q tests/test_signup.py", FAILING_RUN),
+        *shell("c2", "python -m pytest -q tests/test_login.py", FAILING_RUN),
+        *shell("c3", "ruff check src", failing_lint),
+        *shell("c4", "python -m pytest -q tests/test_signup.py", NARROW_PASS),
+        *shell("c5", "python -m pytest -q", PASSING_RUN),
+    ]
+    summary, _ = summarize(turns)
+    actions = summary.sections["Completed Actions"]
+    # The four runs are one grouped line; both failures are fixed, and the last run fixed the
+    # login failure, which the narrower signup run had left open.
+    assert "2 failed (2 of them fixed)" in actions
+    assert "last -> exit 0" in actions and "fixed the failure of action 2" in actions
+    blocked = summary.sections["Blocked"]
+    assert blocked.startswith("- `ruff check src` failed (exit 2)") and "pytest" not in blocked
