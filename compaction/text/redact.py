@@ -186,7 +186,8 @@ def _named_secret(lowered: str | None) -> bool:
     return lowered is None or any(part in lowered for part in _SECRET_NAME_PARTS)
 
 
-_Needs = Callable[[str, "str | None"], bool]
+#: (text, its lower-cased form or None) -> whether the rule may match the text.
+_Needs = Callable[[str, str | None], bool]
 _RULES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str], _Needs], ...] = (
     (_PRIVATE_KEY, REDACTED, lambda text, _: "PRIVATE KEY-----" in text),
     (

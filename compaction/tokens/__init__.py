@@ -246,7 +246,7 @@ class RoughCounter(_CachedCounter):
                             total -= -len(text) // 4
                 total += IMAGE_TOKENS * image_count(message)
         calls = message.get("tool_calls")
-        if calls and isinstance(calls, list):
+        if isinstance(calls, list):
             for call in calls:
                 function = call.get("function") if isinstance(call, dict) else None
                 if isinstance(function, dict):
