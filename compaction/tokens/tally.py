@@ -40,7 +40,6 @@ from compaction.tokens.bounds import (
     bpe_bounds,
     bpe_message_bounds,
     bpe_message_lower,
-    message_bounds,
     rough_bounds,
 )
 
@@ -94,13 +93,12 @@ class TokenTally(Sequence[int]):
         self._bounds: list[tuple[int, int] | None] = (
             bounds if bounds is not None else [None] * len(self._exact)
         )
-        self._text_bounds = text_bounds_for(counter)
         # The rough counter's bound is its count, and computing it costs a length: a decision
         # counts every message it must look at, in one batch, rather than bounding them.
-        self._counts_cheaply = self._text_bounds is rough_bounds
-        if self._counts_cheaply:
-            self._text_bounds = None
-        self._longest_token_bytes = longest_token_bytes_for(counter)  # BPE: bounded in one pass
+        self._counts_cheaply = text_bounds_for(counter) is rough_bounds
+        # Our exact encodings: each message bounded in one pass (bounds.bpe_message_bounds).
+        # Any other counter (the rough one, a caller's own) has its count for its bound.
+        self._longest_token_bytes = longest_token_bytes_for(counter)
         # A phase's output tally (`over`) tells the tally it came from what it learns of the
         # messages both share: that one is kept for a re-run (input/growing.py), this one not.
         self._parent: TokenTally | None = None
@@ -184,18 +182,13 @@ class TokenTally(Sequence[int]):
             return count, count
         found = self._bounds[index]
         if found is None:
-            if self._text_bounds is None:  # no bounds for this counter: its count is the bound
+            longest = self._longest_token_bytes
+            if longest is None:  # no bounds for this counter: its count is the bound
                 count = self[index]
                 return count, count
             # Without the counter's memory of texts: a message not counted in this tally is
             # seldom counted there, and looking its texts up would hash each of them.
-            message = self.messages[index]
-            longest = self._longest_token_bytes
-            found = self._bounds[index] = (
-                bpe_message_bounds(message, longest)
-                if longest is not None
-                else message_bounds(message, self._text_bounds, {})
-            )
+            found = self._bounds[index] = bpe_message_bounds(self.messages[index], longest)
             if self._parent is not None:
                 self._learned(index, None, found)
         return found
