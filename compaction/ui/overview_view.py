@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import altair as alt
 import streamlit as st
 
 from compaction.config import CompactionConfig
@@ -53,6 +52,7 @@ from compaction.ui.stepper import current_step
 from compaction.ui.text_views import tool_output_toggle
 from compaction.ui.tool_pairs import ToolPair, pair_tool_calls, render_tool_pairs, result_index
 from compaction.ui.untrusted import md_escape
+from compaction.ui.vega import chart_spec, draw_chart
 
 PANE_PX = 560  # the message table and the open message beside (or below) it: about 15 rows
 
@@ -86,14 +86,14 @@ def _chart(
     _labels: list[str],
     colors_by: str,
     pinned: frozenset[int] = frozenset(),
-) -> alt.LayerChart:
-    # A chart is only read after it is built (st.altair_chart serialises its spec), so one per
-    # key (and pins) is shared by every rerun: a slider move that keeps the cut rebuilds nothing.
+) -> str:
+    # The chart's spec (vega.py), one per key (and pins), shared by every rerun: a slider move
+    # that keeps the cut rebuilds nothing, and a phase picked in the picker converts nothing.
     grouped = bin_size(len(_messages)) > 1
     # A grouped chart has its own hover per bar: the per-message previews are not needed.
     hover = [] if grouped else _hover(hover_key, _messages, _tokens)
     roles = [str(message.get("role", "?")) for message in _messages]
-    return message_chart(hover, _tokens, _labels, colors_by, roles, pinned=pinned)
+    return chart_spec(message_chart(hover, _tokens, _labels, colors_by, roles, pinned=pinned))
 
 
 def message_chart_view(
@@ -110,11 +110,9 @@ def message_chart_view(
     a marker over each pinned message."""
     assert settings.config is not None
     hover_key = f"{loaded.content_hash}|{settings.config.counter}|{settings.config.model}"
-    figure = _chart(
-        chart_key, hover_key, loaded.messages, regions.tokens, labels, colors_by, pinned
-    )
-    st.altair_chart(
-        figure, key=key, on_select=select_from_chart(key), selection_mode=PICK, width="stretch"
+    spec = _chart(chart_key, hover_key, loaded.messages, regions.tokens, labels, colors_by, pinned)
+    draw_chart(
+        spec, key=key, on_select=select_from_chart(key), selection_mode=PICK, width="stretch"
     )
     if caption := grouping_caption(len(loaded.messages), colors_by):
         st.caption(caption)
@@ -166,7 +164,7 @@ def cached_composition(
 
 def composition_view(contexts: list[tuple[str, Composition]], key: str) -> None:
     """The stacked bar(s) and their numbers, which add up to each context's tokens."""
-    st.altair_chart(composition_chart(contexts), key=key, width="stretch")
+    draw_chart(chart_spec(composition_chart(contexts)), key=key, width="stretch")
     for name, comp in contexts:
         over = f" — {comp.over_window:,} tokens over the window" if comp.over_window else ""
         st.caption(
@@ -258,6 +256,19 @@ def view_picker(views: Sequence[str], key: str) -> str:
 OVERVIEW_TABS_KEY = "overview_tabs"
 
 
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _budget_bar(
+    counts: tuple[int, int, int],
+    after_prune: tuple[int, int, int],
+    context_length: int,
+    threshold_tokens: int,
+    _config: CompactionConfig,
+) -> str:
+    # The bar's spec, built once per figures it shows: of the config it reads only the window
+    # and the threshold, which are the key with the counts (building it cost ~15 ms a rerun).
+    return chart_spec(budget_bar(*counts, _config, after_prune))
+
+
 def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
     """Budget bar, region counts, the per-message chart, the list and the open message."""
     assert settings.config is not None
@@ -282,8 +293,14 @@ def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
             help=f"{tokens:,} tokens",
         )
     after = tuple(regions.pruned_tokens_of(r) for r in ("head", "middle", "tail"))
-    bar = budget_bar(head, middle, tail, config, (after[0], after[1], after[2]))
-    st.altair_chart(bar, key="budget_bar", width="stretch")
+    spec = _budget_bar(
+        (head, middle, tail),
+        (after[0], after[1], after[2]),
+        config.context_length,
+        config.threshold_tokens,
+        config,
+    )
+    draw_chart(spec, key="budget_bar", width="stretch")
     pinned = compute.region_plan(loaded, settings).pinned
     render_pinned_summary(pinned)
     chart_key = f"{loaded.content_hash}|{config.counter}|{config.model}"
