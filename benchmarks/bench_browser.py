@@ -24,9 +24,11 @@ floor here). To compare with an older version, run this same file from a checkou
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -298,16 +300,18 @@ def _alternating(scripts: dict[str, str], workdir: Path, tab: Tab, repeats: int)
     """Serve every version's app at once and run `tab` once per version to warm its server
     (imports, caches), then `repeats` rounds of one `tab` per version, the order reversed every
     other round: the machine's load, which drifts by the minute here, falls on every version
-    alike. Each app serves from its own folder under `workdir` (its own history and log;
-    Streamlit puts the script's folder first on sys.path, so `compaction` is that checkout's)."""
-    processes = []
+    alike. Each app keeps its history and log in its own folder under `workdir`, and runs in
+    its checkout (Streamlit puts the script's folder first on sys.path, so `compaction` is that
+    checkout's, and reads that checkout's .streamlit/config.toml). At the end, each server's
+    resident memory after the same tabs is printed."""
+    processes: dict[str, subprocess.Popen[bytes]] = {}
     urls: dict[str, str] = {}
     try:
         for version, script in scripts.items():
             folder = workdir / version.replace(" ", "-")
             folder.mkdir()
-            process, server = start_app(folder, script=script)
-            processes.append(process)
+            process, server = start_app(folder, script=script, cwd=Path(script).parent)
+            processes[version] = process
             urls[version] = server.url
         with sync_playwright() as playwright:
             browser = launch_chromium(playwright)
@@ -320,10 +324,18 @@ def _alternating(scripts: dict[str, str], workdir: Path, tab: Tab, repeats: int)
                         tab(browser, urls[version], version)
             finally:
                 browser.close()
+        memory = ", ".join(f"{v} {_resident_mib(p.pid):,.0f} MiB" for v, p in processes.items())
+        print(f"servers' resident memory after the tabs: {memory}", flush=True)
     finally:
-        for process in processes:
+        for process in processes.values():
             stop_app(process)
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _resident_mib(pid: int) -> float:
+    """A process's resident set size (Linux /proc), in MiB."""
+    pages = int(Path(f"/proc/{pid}/statm").read_text().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def _versions(other: Path) -> dict[str, str]:

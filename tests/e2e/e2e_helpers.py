@@ -68,11 +68,16 @@ def _healthy(url: str) -> bool:
 
 
 def start_app(
-    workdir: Path, env_extra: dict[str, str] | None = None, script: str = "app.py"
+    workdir: Path,
+    env_extra: dict[str, str] | None = None,
+    script: str = "app.py",
+    cwd: Path = ROOT,
 ) -> tuple[subprocess.Popen[bytes], AppServer]:
     """Start the app on a free port and wait for its health check; fail with its log if it dies.
 
-    `script` is another Streamlit script to serve instead (bench_browser.py's baseline pages)."""
+    `script` is another Streamlit script to serve instead (bench_browser.py's baseline pages);
+    `cwd` is where Streamlit reads its `.streamlit/config.toml` from (bench_browser.py serves an
+    older checkout with its own)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     db_path = workdir / "history.db"
@@ -97,7 +102,7 @@ def start_app(
     ]
     # The log goes to a file, not a pipe: a pipe nobody reads fills up and blocks the server.
     log = log_path.open("wb")
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
     log.close()
     deadline = time.monotonic() + HEALTH_TIMEOUT_S
     while time.monotonic() < deadline:
