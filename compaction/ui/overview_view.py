@@ -93,7 +93,9 @@ def _chart(
     # A grouped chart has its own hover per bar: the per-message previews are not needed.
     hover = [] if grouped else _hover(hover_key, _messages, _tokens)
     roles = [str(message.get("role", "?")) for message in _messages]
-    return chart_spec(message_chart(hover, _tokens, _labels, colors_by, roles, pinned=pinned))
+    return chart_spec(
+        lambda: message_chart(hover, _tokens, _labels, colors_by, roles, pinned=pinned)
+    )
 
 
 def message_chart_view(
@@ -164,7 +166,7 @@ def cached_composition(
 
 def composition_view(contexts: list[tuple[str, Composition]], key: str) -> None:
     """The stacked bar(s) and their numbers, which add up to each context's tokens."""
-    draw_chart(chart_spec(composition_chart(contexts)), key=key, width="stretch")
+    draw_chart(chart_spec(lambda: composition_chart(contexts)), key=key, width="stretch")
     for name, comp in contexts:
         over = f" — {comp.over_window:,} tokens over the window" if comp.over_window else ""
         st.caption(
@@ -266,7 +268,7 @@ def _budget_bar(
 ) -> str:
     # The bar's spec, built once per figures it shows: of the config it reads only the window
     # and the threshold, which are the key with the counts (building it cost ~15 ms a rerun).
-    return chart_spec(budget_bar(*counts, _config, after_prune))
+    return chart_spec(lambda: budget_bar(*counts, _config, after_prune))
 
 
 def render_overview(loaded: Loaded, settings: Settings) -> compute.Regions:
