@@ -27,6 +27,7 @@ from compaction.input.growing import (
     check_once,
     remember_checked,
 )
+from compaction.phases.regions import plan_regions
 from compaction.result import without_timings
 from compaction.tokens import RoughCounter
 
@@ -110,6 +111,29 @@ def test_remember_false_reuses_but_keeps_nothing_new() -> None:
     assert (checked, repairs) == validate_messages(longer) and reused == 0
     assert growing.check(conversation[:4], remember=False)[2] == 4
     assert growing.check(longer)[2] == 4  # the remembered prefix is still the first four
+
+
+def test_a_region_plan_reuses_the_current_caches_check_and_sees_an_edit() -> None:
+    # The app plans the regions again on every slider move, with its cache current.
+    conversation = repairing_conversation()
+    config = CompactionConfig(context_length=1_000, protect_first_n=1)
+    cache = CompactionCache()
+    plain = plan_regions(conversation, config)  # no cache current: a full check
+    with cache.active():
+        first = plan_regions(conversation, config)
+        assert cache.conversation.conversation.holds(conversation)  # remembered
+        again = plan_regions(conversation, config.replace(tail_token_ratio=0.3))
+        assert check_once(conversation)[2] == len(conversation)  # the plans reused it
+        conversation[1]["content"] = "Fix the bug \udfff in the login form."  # edited in place
+        edited = plan_regions(conversation, config)
+    assert (first.messages, first.repairs, first.tokens) == (
+        plain.messages,
+        plain.repairs,
+        plain.tokens,
+    )
+    assert again.messages == plain.messages and again.repairs == plain.repairs
+    assert (edited.messages, edited.repairs) == validate_messages(conversation)
+    assert "login form" in edited.messages[1]["content"]
 
 
 def test_the_checked_list_is_the_callers_to_keep() -> None:
