@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import itertools
+import json
+from typing import Any
 
 import pytest
 
 from compaction.ui.binning import BAR_LIMIT, bin_size, make_bins
 from compaction.ui.charts import PICK, chart_rows, grouping_caption, message_chart
 from compaction.ui.palette import FATE_LABELS
+from compaction.ui.vega import chart_spec
+
+
+def _sent(chart: Any) -> dict[str, Any]:
+    """The chart's spec as the app sends it (ui/vega.py): JSON, its rows lists."""
+    return dict(json.loads(chart_spec(lambda: chart)))
 
 
 def test_bin_size_is_one_up_to_the_limit_and_keeps_the_bar_count_under_it() -> None:
@@ -74,7 +82,7 @@ def test_a_5000_message_chart_draws_at_most_the_limit_of_bars_starting_at_messag
 
 def test_a_small_chart_keeps_one_bar_per_message_and_fate_legends_use_human_labels() -> None:
     labels = ["kept", "folded", "note_added"]
-    chart = message_chart(["a", "b", "c"], [1, 2, 3], labels, "fate", ["user"] * 3).to_dict()
+    chart = _sent(message_chart(["a", "b", "c"], [1, 2, 3], labels, "fate", ["user"] * 3))
     rows = next(iter(chart["datasets"].values()))
     assert [(row["start"], row["end"]) for row in rows] == [(0, 1), (1, 2), (2, 3)]
     assert chart["layer"][0]["encoding"]["color"]["scale"]["domain"] == [
@@ -92,7 +100,7 @@ def test_pinned_messages_have_a_marker_at_their_own_place_even_where_bars_group_
     count = 5_000  # grouped: several messages per bar
     labels = ["head"] * 4 + ["middle"] * 4_000 + ["tail"] * 996
     chart = message_chart([], [10] * count, labels, "region", ["user"] * count, pinned={7, 4_321})
-    spec = chart.to_dict()
+    spec = _sent(chart)
     markers = [layer for layer in spec["layer"] if layer["mark"].get("type") == "point"]
     assert len(markers) == 1
     rows = spec["datasets"][markers[0]["data"]["name"]]
@@ -103,4 +111,4 @@ def test_pinned_messages_have_a_marker_at_their_own_place_even_where_bars_group_
     assert spec["params"][0]["name"] == PICK
     # Without pins the chart is the bars and the targets alone.
     plain = message_chart(["a", "b"], [1, 2], ["head", "tail"], "region", ["user"] * 2)
-    assert [layer["mark"]["type"] for layer in plain.to_dict()["layer"]] == ["bar", "bar"]
+    assert [layer["mark"]["type"] for layer in _sent(plain)["layer"]] == ["bar", "bar"]

@@ -24,7 +24,7 @@ def _validated(chart: alt.TopLevelMixin) -> dict[str, Any]:
     with alt.theme.enable("none"):
         spec = chart.to_dict(validate=True)
     spec.setdefault("datasets", {})
-    return spec
+    return dict(json.loads(json.dumps(spec)))  # as sent: JSON (a chart's rows may be a tuple)
 
 
 def _charts() -> dict[str, Callable[[], alt.TopLevelMixin]]:
