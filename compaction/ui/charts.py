@@ -217,7 +217,7 @@ def message_chart(
                 labelLimit=LEGEND_LABEL_PX,
             ),
         ),
-        opacity=alt.OpacityValue(0.45, condition={"param": PICK, "value": 1.0}),  # picked: whole
+        opacity=alt.OpacityValue(0.45, condition={"param": PICK, "value": 1.0}),  # picked: opaque
     )
     # An invisible full-height bar per message carries the tooltip and the click: a 20-token
     # message beside a 20,000-token one is a bar one pixel high, and must still be easy to hit.
